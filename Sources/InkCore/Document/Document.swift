@@ -1,0 +1,181 @@
+/// The drawing: finished strokes in paint order, the strokes being drawn, and undo history.
+///
+/// It also remembers what changed since the renderer last looked (`takeChanges`), so that a
+/// frame repaints only what it must.
+public struct Document: Sendable {
+    public private(set) var strokes: [Stroke] = []
+    public private(set) var active: [StrokeSource: Stroke] = [:]
+    private var undoStack: [Edit] = []
+    private var redoStack: [Edit] = []
+    private var nextID = 1
+    private var changes = DocumentChanges()
+    /// Strokes an eraser stroke in progress has removed (one undo step when it ends).
+    private var erasing: [StrokeSource: [(index: Int, stroke: Stroke)]] = [:]
+
+    enum Edit: Sendable {
+        case added(Stroke)
+        case erased([(index: Int, stroke: Stroke)])
+        case cleared([Stroke])
+    }
+
+    public init() {}
+
+    public var canUndo: Bool { !undoStack.isEmpty }
+    public var canRedo: Bool { !redoStack.isEmpty }
+    public var isEmpty: Bool { strokes.isEmpty }
+
+    public mutating func apply(_ intent: Intent) {
+        switch intent {
+        case let .beginStroke(source, brush, sample):
+            if active[source] != nil { finish(source) }
+            var stroke = Stroke(id: nextID, brush: brush, source: source)
+            nextID += 1
+            stroke.append(sample)
+            active[source] = stroke
+            if brush.tool == .eraser { erasing[source] = []; erase(source, from: nil, to: sample) }
+        case let .appendSample(source, sample):
+            guard var stroke = active[source] else { return }
+            let previous = stroke.samples.last
+            stroke.append(sample)
+            active[source] = stroke
+            if stroke.brush.tool == .eraser { erase(source, from: previous, to: sample) }
+        case let .updateSample(source, index, sample):
+            active[source]?.update(index: index, with: sample)
+        case let .endStroke(source):
+            finish(source)
+        case let .cancelStroke(source):
+            guard var stroke = active.removeValue(forKey: source) else { return }
+            stroke.state = .cancelled
+            changes.ended.append(stroke)
+            if let removed = erasing.removeValue(forKey: source), !removed.isEmpty {
+                push(.erased(removed))   // what an eraser already removed stays removed, undoably
+            }
+        }
+    }
+
+    /// Marks this frame's samples of every active stroke (all but each one's last are coalesced).
+    public mutating func finishFrame() {
+        for source in active.keys { active[source]?.finishFrame() }
+    }
+
+    private mutating func finish(_ source: StrokeSource) {
+        guard var stroke = active.removeValue(forKey: source) else { return }
+        stroke.state = .done
+        changes.ended.append(stroke)
+        if stroke.brush.tool == .eraser {
+            if let removed = erasing.removeValue(forKey: source), !removed.isEmpty { push(.erased(removed)) }
+            return
+        }
+        strokes.append(stroke)
+        push(.added(stroke))
+    }
+
+    private mutating func push(_ edit: Edit) {
+        undoStack.append(edit)
+        redoStack.removeAll()
+    }
+
+    // MARK: eraser
+
+    /// Removes every finished stroke whose ink the eraser's path from `a` to `b` touches.
+    private mutating func erase(_ source: StrokeSource, from a: Sample?, to b: Sample) {
+        guard let eraser = active[source]?.brush else { return }
+        let radius = eraser.width / 2
+        let start = a?.location ?? b.location, end = b.location
+        let steps = max(1, Int((start.distance(to: end) / max(radius / 2, 1)).rounded(.up)))
+        let probes = (0...steps).map { start + (end - start) * (Double($0) / Double(steps)) }
+        let reach = Rect.bounding(probes).outset(by: radius)
+        var index = strokes.count - 1
+        while index >= 0 {
+            let stroke = strokes[index]
+            if stroke.bounds.intersects(reach), Self.touches(stroke, probes, radius) {
+                strokes.remove(at: index)
+                erasing[source, default: []].append((index, stroke))
+                changes.invalid.append(stroke.bounds)
+            }
+            index -= 1
+        }
+    }
+
+    static func touches(_ stroke: Stroke, _ probes: [Point], _ radius: Double) -> Bool {
+        let s = stroke.samples
+        for probe in probes {
+            for i in s.indices {
+                let a = s[max(i - 1, 0)].location, b = s[i].location
+                let halfInk = stroke.brush.inkWidth(pressure: s[i].pressure) / 2
+                if distance(from: probe, toSegment: a, b) <= radius + halfInk { return true }
+            }
+        }
+        return false
+    }
+
+    // MARK: undo, redo, clear
+
+    public mutating func undo() {
+        guard let edit = undoStack.popLast() else { return }
+        revert(edit)
+        redoStack.append(edit)
+    }
+
+    public mutating func redo() {
+        guard let edit = redoStack.popLast() else { return }
+        reapply(edit)
+        undoStack.append(edit)
+    }
+
+    /// Removes every finished stroke, as one undoable step.
+    public mutating func clear() {
+        guard !strokes.isEmpty else { return }
+        push(.cleared(strokes))
+        strokes.removeAll()
+        changes.everything = true
+    }
+
+    private mutating func revert(_ edit: Edit) {
+        switch edit {
+        case .added(let stroke):
+            strokes.removeAll { $0.id == stroke.id }
+            changes.invalid.append(stroke.bounds)
+        case .erased(let removed):
+            // Reinsert in the reverse order of removal, so each lands at its old index.
+            for (index, stroke) in removed.reversed() {
+                strokes.insert(stroke, at: min(index, strokes.count))
+                changes.invalid.append(stroke.bounds)
+            }
+        case .cleared(let all):
+            strokes = all
+            changes.everything = true
+        }
+    }
+
+    private mutating func reapply(_ edit: Edit) {
+        switch edit {
+        case .added(let stroke):
+            strokes.append(stroke)
+            changes.invalid.append(stroke.bounds)
+        case .erased(let removed):
+            let ids = Set(removed.map(\.stroke.id))
+            strokes.removeAll { ids.contains($0.id) }
+            changes.invalid += removed.map(\.stroke.bounds)
+        case .cleared:
+            strokes.removeAll()
+            changes.everything = true
+        }
+    }
+
+    /// What changed since the last call; the renderer repaints from it.
+    public mutating func takeChanges() -> DocumentChanges {
+        defer { changes = DocumentChanges() }
+        return changes
+    }
+}
+
+/// Changes the renderer must reflect.
+public struct DocumentChanges: Sendable {
+    /// Strokes that stopped being active (done or cancelled), with their final samples.
+    public var ended: [Stroke] = []
+    /// Regions of finished ink that must be repainted from the document (erase, undo, redo).
+    public var invalid: [Rect] = []
+    /// The whole canvas must be repainted (clear, or undoing a clear).
+    public var everything = false
+}

@@ -1,0 +1,276 @@
+/// Pen and finger input → intents. Pen and touch take separate paths, as on the iPad:
+/// the pen draws with the selected tool (its eraser end erases), its buttons switch tools;
+/// a finger draws only while no pen has been used recently ("pencil mode").
+public struct Interaction: Sendable {
+    public private(set) var settings: InteractionSettings
+    public private(set) var tools: ToolSelection
+    /// The colour palette asked for by a `show-palette` action.
+    public private(set) var paletteVisible = false
+    /// Per tablet device: the hover preview while the pen hovers, else nil.
+    public private(set) var hover: [Int: HoverState] = [:]
+
+    private var devices: [Int: DeviceInfo] = [:]
+    private var mappers: [Int: ScreenMapper] = [:]
+    private var pens: [Int: PenState] = [:]
+    private var fingers: [Int: FingerState] = [:]
+    private var padClicks: [Int: ButtonClicks] = [:]
+    private var lastPenTime = -Double.infinity
+
+    struct PenState: Sendable {
+        var tool: ToolType = .pen
+        var inProximity = false
+        var tipDown = false
+        var axes: Axes?
+        var clicks = ButtonClicks()
+        var strokeSamples = 0
+        /// Index of a stroke sample whose pressure is still an estimate.
+        var pendingPressureIndex: Int?
+    }
+
+    struct FingerState: Sendable {
+        /// Slot → when it went down and whether it draws.
+        var slots: [Int: (down: Double, draws: Bool)] = [:]
+    }
+
+    public init(settings: InteractionSettings, devices: [DeviceInfo]) {
+        self.settings = settings
+        self.tools = ToolSelection(current: settings.tool)
+        for d in devices { addDevice(d) }
+    }
+
+    public mutating func addDevice(_ d: DeviceInfo) {
+        devices[d.id] = d
+        mappers[d.id] = ScreenMapper(device: d, screen: settings.screen, rotation: settings.rotation,
+                                     leftHanded: settings.leftHanded)
+    }
+
+    /// A device went away: its stroke ends cleanly where it was, its hover disappears.
+    public mutating func removeDevice(_ id: Int) -> [Intent] {
+        var intents: [Intent] = []
+        if pens[id]?.tipDown == true { intents.append(.endStroke(.pen(device: id))) }
+        for (slot, s) in fingers[id]?.slots ?? [:] where s.draws { intents.append(.endStroke(.finger(device: id, slot: slot))) }
+        pens[id] = nil; fingers[id] = nil; hover[id] = nil; padClicks[id] = nil
+        devices[id] = nil; mappers[id] = nil
+        return intents
+    }
+
+    public var currentTool: ToolKind { tools.current }
+
+    public mutating func handle(_ event: InkEvent) -> [Intent] {
+        guard let device = devices[event.device] else { return [] }
+        switch (device.kind, event.kind) {
+        case (.tablet, .proximity(let isIn, let tool, _, let axes)):
+            return penProximity(event.device, isIn: isIn, tool: tool, axes: axes, time: event.time)
+        case (.tablet, .tip(let isDown, let axes)):
+            return penTip(event.device, isDown: isDown, axes: axes, time: event.time)
+        case (.tablet, .axis(let axes)):
+            return penAxis(event.device, axes: axes, time: event.time)
+        case (.tablet, .button(let code, let isPressed)):
+            penButton(event.device, code: code, isPressed: isPressed, time: event.time)
+            return []
+        case (.touch, .touchDown(let slot, let x, let y)):
+            return fingerDown(event.device, slot: slot, x: x, y: y, time: event.time)
+        case (.touch, .touchMotion(let slot, let x, let y)):
+            guard fingers[event.device]?.slots[slot]?.draws == true, let s = fingerSample(event.device, x, y, event.time) else { return [] }
+            return [.appendSample(.finger(device: event.device, slot: slot), s)]
+        case (.touch, .touchUp(let slot)):
+            return fingerUp(event.device, slot: slot, cancelled: false)
+        case (.touch, .touchCancel(let slot)):
+            return fingerUp(event.device, slot: slot, cancelled: true)
+        case (.pad, .padButton(let button, let isPressed)):
+            var clicks = padClicks[event.device] ?? ButtonClicks()
+            if isPressed {
+                clicks.press(button, at: event.time)
+            } else if clicks.release(button, at: event.time, maxDuration: settings.clickMaxDuration) {
+                perform(settings.padButtonAction)
+            }
+            padClicks[event.device] = clicks
+            return []
+        default:
+            return []   // touch-frame, and events a device kind cannot send
+        }
+    }
+
+    // MARK: pen
+
+    private mutating func penProximity(_ id: Int, isIn: Bool, tool: ToolType, axes: Axes, time: Double) -> [Intent] {
+        var pen = pens[id] ?? PenState()
+        var intents: [Intent] = []
+        lastPenTime = time
+        if isIn {
+            pen.tool = tool
+            pen.inProximity = true
+            pen.axes = axes
+        } else {
+            // Some tablets never lift the tip before leaving; end the stroke where it was.
+            // The proximity-out position is not trusted (drivers report 0,0 or stale values).
+            if pen.tipDown { intents.append(.endStroke(.pen(device: id))) }
+            pen = PenState()
+        }
+        pens[id] = pen
+        updateHover(id)
+        return intents
+    }
+
+    private mutating func penTip(_ id: Int, isDown: Bool, axes: Axes, time: Double) -> [Intent] {
+        var pen = pens[id] ?? PenState()
+        lastPenTime = time
+        pen.inProximity = true
+        var intents: [Intent] = []
+        if isDown && !pen.tipDown {
+            pen.axes = axes
+            pen.tipDown = true
+            pen.clicks.spoilHeldButtons()
+            pen.strokeSamples = 0
+            pen.pendingPressureIndex = nil
+            let brush = settings.brush(effectiveTool(pen))
+            if let s = penSample(id, &pen, axes, time) {
+                intents.append(.beginStroke(.pen(device: id), brush, s))
+            }
+            pens[id] = pen
+        } else if !isDown && pen.tipDown {
+            // The tip-up position is not ink: the pen is already off the surface.
+            pen.tipDown = false
+            pen.axes = axes
+            pens[id] = pen
+            intents.append(.endStroke(.pen(device: id)))
+        } else {
+            pen.axes = axes
+            pens[id] = pen
+        }
+        updateHover(id)
+        return intents
+    }
+
+    private mutating func penAxis(_ id: Int, axes: Axes, time: Double) -> [Intent] {
+        guard var pen = pens[id] else { return [] }
+        lastPenTime = time
+        pen.axes = axes
+        guard pen.tipDown else { pens[id] = pen; updateHover(id); return [] }
+        var intents: [Intent] = []
+        if let pending = pen.pendingPressureIndex, let p = axes.pressure, p > 0, let real = sample(id, axes, time) {
+            intents.append(.updateSample(.pen(device: id), index: pending, real))
+            pen.pendingPressureIndex = nil
+        }
+        if let s = penSample(id, &pen, axes, time) { intents.append(.appendSample(.pen(device: id), s)) }
+        pens[id] = pen
+        return intents
+    }
+
+    private mutating func penButton(_ id: Int, code: Int, isPressed: Bool, time: Double) {
+        guard var pen = pens[id] else { return }
+        if isPressed {
+            pen.clicks.press(code, at: time)
+            if pen.tipDown && !settings.clickWhileDrawing { pen.clicks.spoilHeldButtons() }
+            pens[id] = pen
+        } else {
+            let click = pen.clicks.release(code, at: time, maxDuration: settings.clickMaxDuration)
+            pens[id] = pen
+            if click { perform(settings.binding(code).click) }
+        }
+        updateHover(id)
+    }
+
+    /// The tool a new pen stroke uses: the eraser end, a held erase button, or the selection.
+    private func effectiveTool(_ pen: PenState) -> ToolKind {
+        if pen.tool == .eraser { return .eraser }
+        if pen.clicks.held.contains(where: { settings.binding($0).holdErases }) { return .eraser }
+        return tools.current
+    }
+
+    public mutating func perform(_ action: PreferredAction) {
+        switch action {
+        case .switchPrevious: tools.switchToPrevious()
+        case .switchEraser: tools.toggle(.eraser)
+        case .toggleDebug: tools.toggle(.debug)
+        case .showPalette: paletteVisible.toggle()
+        case .ignore: break
+        }
+        for id in hover.keys { updateHover(id) }
+    }
+
+    public mutating func select(_ tool: ToolKind) { tools.select(tool) }
+
+    private mutating func updateHover(_ id: Int) {
+        guard settings.hover.enabled, let pen = pens[id], pen.inProximity, !pen.tipDown, let axes = pen.axes,
+              let s = sample(id, axes, 0) else {
+            hover[id] = nil
+            return
+        }
+        let brush = settings.brush(effectiveTool(pen))
+        let alpha = settings.hover.alpha(distance: axes.distance)
+        hover[id] = alpha > 0 ? HoverState(location: s.location, alpha: alpha, brush: brush, sample: s,
+                                           nibAngle: brush.nibAngle(for: s, previous: nil)) : nil
+    }
+
+    /// A stroke sample; a tip-down pressure of 0 (reported a frame late by some pens) is an
+    /// estimate that the next real pressure replaces.
+    private func penSample(_ id: Int, _ pen: inout PenState, _ axes: Axes, _ time: Double) -> Sample? {
+        guard var s = sample(id, axes, time) else { return nil }
+        if let p = axes.pressure, p == 0 {
+            s.pressure = Self.fallbackPressure
+            s.estimated.insert(.pressure)
+            s.estimatesExpectingUpdate.insert(.pressure)
+            s.updateIndex = pen.strokeSamples
+            if pen.pendingPressureIndex == nil { pen.pendingPressureIndex = pen.strokeSamples }
+        }
+        pen.strokeSamples += 1
+        return s
+    }
+
+    static let fallbackPressure = 0.5
+
+    /// A sample from a tablet tool's axes; axes the tool lacks become marked estimates.
+    private func sample(_ id: Int, _ axes: Axes, _ time: Double) -> Sample? {
+        guard let mapper = mappers[id] else { return nil }
+        var estimated: EstimatedProperties = []
+        let pressure = axes.pressure ?? { estimated.insert(.pressure); return Self.fallbackPressure }()
+        var orientation = PenOrientation.upright
+        if let tx = axes.tiltX, let ty = axes.tiltY {
+            orientation = PenOrientation(tiltXDegrees: tx, tiltYDegrees: ty)
+            orientation.azimuth = mapper.mapAzimuth(orientation.azimuth)
+        } else {
+            estimated.formUnion([.altitude, .azimuth])
+        }
+        if axes.distance == nil { estimated.insert(.distance) }
+        return Sample(location: mapper.map(x: axes.x, y: axes.y), pressure: pressure,
+                      altitude: orientation.altitude, azimuth: orientation.azimuth,
+                      distance: axes.distance, time: time, estimated: estimated)
+    }
+
+    // MARK: touch
+
+    private var pencilMode: Bool { settings.penOnlyAfterPen > 0 && lastPenTime > -Double.infinity }
+
+    private func fingerSample(_ id: Int, _ x: Double, _ y: Double, _ time: Double) -> Sample? {
+        guard let mapper = mappers[id] else { return nil }
+        return Sample(location: mapper.map(x: x, y: y), pressure: Self.fallbackPressure, time: time,
+                      estimated: [.pressure, .altitude, .azimuth, .distance])
+    }
+
+    private mutating func fingerDown(_ id: Int, slot: Int, x: Double, y: Double, time: Double) -> [Intent] {
+        var state = fingers[id] ?? FingerState()
+        var intents: [Intent] = []
+        let penRecent = pencilMode && time - lastPenTime < settings.penOnlyAfterPen
+        var draws = !penRecent
+        for (other, s) in state.slots {
+            draws = false   // one finger draws; more fingers are a gesture
+            if s.draws && time - s.down <= settings.secondFingerCancelWindow {
+                intents.append(.cancelStroke(.finger(device: id, slot: other)))
+                state.slots[other] = (s.down, false)
+            }
+        }
+        state.slots[slot] = (time, draws)
+        fingers[id] = state
+        if draws, let s = fingerSample(id, x, y, time) {
+            intents.append(.beginStroke(.finger(device: id, slot: slot), settings.brush(tools.current), s))
+        }
+        return intents
+    }
+
+    private mutating func fingerUp(_ id: Int, slot: Int, cancelled: Bool) -> [Intent] {
+        guard let s = fingers[id]?.slots.removeValue(forKey: slot), s.draws else { return [] }
+        let source = StrokeSource.finger(device: id, slot: slot)
+        return [cancelled ? .cancelStroke(source) : .endStroke(source)]
+    }
+}

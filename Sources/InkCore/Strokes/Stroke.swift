@@ -1,0 +1,59 @@
+/// Where a stroke came from: a pen on a tablet device, or a finger in a touch slot.
+public enum StrokeSource: Sendable, Hashable {
+    case pen(device: Int)
+    case finger(device: Int, slot: Int)
+}
+
+public enum StrokeState: Sendable, Equatable {
+    case active, done, cancelled
+}
+
+public typealias StrokeID = Int
+
+/// The samples of one pen-down-to-pen-up, with the brush it was drawn with.
+public struct Stroke: Sendable, Equatable {
+    public let id: StrokeID
+    public var brush: Brush
+    public var source: StrokeSource
+    public var state: StrokeState = .active
+    public private(set) var samples: [Sample] = []
+    /// The calligraphy nib's direction at each sample, after the azimuth lock.
+    public private(set) var nibAngles: [Double] = []
+    /// Where this frame's samples start; all but the last of them are coalesced.
+    private var frameStart = 0
+
+    public init(id: StrokeID, brush: Brush, source: StrokeSource) {
+        self.id = id; self.brush = brush; self.source = source
+    }
+
+    public mutating func append(_ sample: Sample) {
+        var s = sample
+        s.isPredicted = false
+        samples.append(s)
+        nibAngles.append(brush.nibAngle(for: s, previous: nibAngles.last))
+    }
+
+    /// Replaces the pending estimates of the sample with `updateIndex`; false if none waits.
+    @discardableResult
+    public mutating func update(index: Int, with real: Sample) -> Bool {
+        guard let i = samples.lastIndex(where: { $0.updateIndex == index && !$0.estimatesExpectingUpdate.isEmpty }) else {
+            return false
+        }
+        samples[i].applyUpdate(from: real)
+        for j in i..<samples.count {
+            nibAngles[j] = brush.nibAngle(for: samples[j], previous: j > 0 ? nibAngles[j - 1] : nil)
+        }
+        return true
+    }
+
+    /// Called once per frame: samples that arrived in this frame before its last one are coalesced.
+    public mutating func finishFrame() {
+        if samples.count - frameStart > 1 {
+            for i in frameStart..<(samples.count - 1) { samples[i].isCoalesced = true }
+        }
+        frameStart = samples.count
+    }
+
+    /// The bounding box of the stroke's centre line, grown by the brush's widest reach.
+    public var bounds: Rect { Rect.bounding(samples.map(\.location)).outset(by: brush.reach) }
+}

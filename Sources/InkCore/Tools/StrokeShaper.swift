@@ -1,0 +1,139 @@
+import Foundation
+
+/// Turns a stroke's samples into ink shapes, one piece per sample.
+///
+/// Piece 0 is the start cap; piece k ≥ 1 is the curve from sample k−1 to k and the joint at k.
+/// Piece k depends on samples k−2…k+1 only (the spline's neighbours), so once sample k+1 is
+/// known (or the stroke is done), piece k never changes and can be committed to the canvas.
+public struct StrokeShaper: Sendable {
+    public let brush: Brush
+    /// Subdivision spacing of the curve, in pixels: small enough that no corner shows.
+    public var spacing = 2.0
+
+    public init(brush: Brush) { self.brush = brush }
+
+    /// Whether piece `k` of a stroke with `count` samples can no longer change.
+    public static func isFinal(piece k: Int, count: Int, done: Bool) -> Bool {
+        done ? k < count : k + 1 < count
+    }
+
+    /// The ink of piece `k`, from `samples` and their nib angles (same count).
+    public func piece(_ k: Int, samples: [Sample], nibAngles: [Double]) -> StrokePiece {
+        precondition(k >= 0 && k < samples.count && nibAngles.count == samples.count)
+        switch brush.tool {
+        case .eraser:
+            return StrokePiece(shapes: [])
+        case .debug:
+            return debugPiece(k, samples)
+        case .calligraphy:
+            return calligraphyPiece(k, samples, nibAngles)
+        case .pen, .highlighter:
+            return roundPiece(k, samples)
+        }
+    }
+
+    private var solid: RGBA { brush.color.withAlpha(1) }
+
+    private func curve(_ k: Int, _ s: [Sample]) -> CatmullRomSegment {
+        let p0 = s[max(k - 2, 0)].location, p1 = s[k - 1].location, p2 = s[k].location
+        let p3 = s[min(k + 1, s.count - 1)].location
+        return CatmullRomSegment(k >= 2 ? p0 : p1, p1, p2, p3)
+    }
+
+    /// Pen and highlighter: a variable-width band along the curve, a disc at its joint.
+    private func roundPiece(_ k: Int, _ s: [Sample]) -> StrokePiece {
+        let r1 = brush.inkWidth(pressure: s[k].pressure) / 2
+        guard k > 0 else { return StrokePiece(shapes: [InkShape(.disc(center: s[0].location, radius: r1), solid)]) }
+        let r0 = brush.inkWidth(pressure: s[k - 1].pressure) / 2
+        let pts = curve(k, s).points(spacing: spacing)
+        var left: [Point] = [], right: [Point] = []
+        left.reserveCapacity(pts.count); right.reserveCapacity(pts.count)
+        let chord = (pts[pts.count - 1] - pts[0]).normalized()
+        for (j, p) in pts.enumerated() {
+            let a = pts[max(j - 1, 0)], b = pts[min(j + 1, pts.count - 1)]
+            let normal = (b - a).normalized(or: chord).perpendicular
+            let r = r0 + (r1 - r0) * Double(j) / Double(pts.count - 1)
+            left.append(p + normal * r)
+            right.append(p - normal * r)
+        }
+        // The disc at the joint also covers the seam with the next piece, so antialiased edges
+        // of neighbouring pieces never leave a faint line across the stroke.
+        return StrokePiece(shapes: [InkShape(.polygon(left + right.reversed()), solid),
+                                    InkShape(.disc(center: s[k].location, radius: r1), solid)])
+    }
+
+    /// Calligraphy: the nib (a thin rectangle across the lean of the pen) swept along the curve.
+    private func calligraphyPiece(_ k: Int, _ s: [Sample], _ angles: [Double]) -> StrokePiece {
+        func nib(_ c: Point, _ angle: Double, _ length: Double) -> [Point] {
+            let along = Point.direction(angle: angle) * (length / 2)
+            let across = Point.direction(angle: angle).perpendicular * (brush.nibThickness / 2)
+            return [c + along + across, c - along + across, c - along - across, c + along - across]
+        }
+        let len1 = brush.inkWidth(pressure: s[k].pressure)
+        guard k > 0 else { return StrokePiece(shapes: [InkShape(.polygon(nib(s[0].location, angles[0], len1)), solid)]) }
+        let len0 = brush.inkWidth(pressure: s[k - 1].pressure)
+        let pts = curve(k, s).points(spacing: spacing)
+        let a0 = angles[k - 1], turn = shortestTurn(from: a0, to: angles[k])
+        var shapes: [InkShape] = []
+        var previous = nib(pts[0], a0, len0)
+        for j in 1..<pts.count {
+            let f = Double(j) / Double(pts.count - 1)
+            let current = nib(pts[j], a0 + turn * f, len0 + (len1 - len0) * f)
+            shapes.append(InkShape(.polygon(convexHull(previous + current)), solid))
+            previous = current
+        }
+        return StrokePiece(shapes: shapes)
+    }
+
+    /// Debug: a thin centre line coloured by what the end sample is, and its pen markings.
+    private func debugPiece(_ k: Int, _ s: [Sample]) -> StrokePiece {
+        let sample = s[k]
+        var shapes: [InkShape] = []
+        if k > 0 {
+            let color: RGBA = sample.isPredicted ? .debugPredicted : sample.isCoalesced ? .debugCoalesced : .debugReal
+            shapes.append(InkShape(.polyline(curve(k, s).points(spacing: spacing), width: brush.width), color))
+        }
+        shapes += DebugMarks.sampleMarks(sample)
+        return StrokePiece(shapes: shapes)
+    }
+
+    private func shortestTurn(from a: Double, to b: Double) -> Double {
+        var d = (b - a).truncatingRemainder(dividingBy: 2 * .pi)
+        if d > .pi { d -= 2 * .pi }
+        if d < -.pi { d += 2 * .pi }
+        // A nib is symmetric: turning by π is no turn at all.
+        if d > .pi / 2 { d -= .pi }
+        if d < -.pi / 2 { d += .pi }
+        return d
+    }
+}
+
+extension DebugMarks {
+    /// Per-sample markings: the azimuth as a line the pen leans along (longer when more tilted),
+    /// a dot at the sample, orange where its values are estimates.
+    public static func sampleMarks(_ s: Sample) -> [InkShape] {
+        let lean = cos(s.altitude) * markerLength
+        let tip = s.location + Point.direction(angle: s.azimuth) * max(lean, 3)
+        let dotColor: RGBA = s.estimated.isEmpty ? .debugReal : .debugEstimated
+        let azimuthColor: RGBA = s.estimated.contains(.azimuth) ? .debugEstimated : RGBA(0.55, 0.2, 0.75)
+        return [InkShape(.polyline([s.location, tip], width: 1), azimuthColor),
+                InkShape(.disc(center: s.location, radius: 1.8), dotColor)]
+    }
+}
+
+/// Convex hull (Andrew's monotone chain), counter-clockwise.
+func convexHull(_ points: [Point]) -> [Point] {
+    let pts = points.sorted { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
+    guard pts.count > 2 else { return pts }
+    func cross(_ o: Point, _ a: Point, _ b: Point) -> Double { (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x) }
+    var lower: [Point] = [], upper: [Point] = []
+    for p in pts {
+        while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+        lower.append(p)
+    }
+    for p in pts.reversed() {
+        while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+        upper.append(p)
+    }
+    return Array(lower.dropLast() + upper.dropLast())
+}

@@ -1,0 +1,70 @@
+import Foundation
+import InkCore
+import InkRender
+import InkDisplay
+
+public struct ReplayOptions: Sendable {
+    public var pipeline = PipelineOptions()
+    /// Write every `frameStep`-th rendered frame as a PNG into this directory.
+    public var framesDirectory: String? = nil
+    public var frameStep = 1
+    /// Record the per-frame cost grouped by stroke (the benchmark's flatness figure).
+    public var perStrokeCost = false
+    public init() {}
+}
+
+/// Plays a recording through the same pipeline as the kiosk, on a frame clock.
+public struct Replay {
+    public let recording: Recording
+    public let settings: InteractionSettings
+    public let options: ReplayOptions
+
+    public init(recording: Recording, settings: InteractionSettings, options: ReplayOptions = ReplayOptions()) {
+        self.recording = recording; self.settings = settings; self.options = options
+    }
+
+    /// Runs to the end of the recording and returns the pipeline (its display holds the screen).
+    public func run(on display: Display) throws -> (pipeline: FramePipeline, stats: ReplayStats) {
+        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: options.pipeline)
+        let clock = FrameClock(start: recording.events.first?.time ?? 0, fps: options.pipeline.fps)
+        var reports: [FrameReport] = []
+        var strokeCost: [Int: [Double]] = [:]
+        var frameIndex = 0
+
+        func frame() throws {
+            let report = try pipeline.renderFrame()
+            reports.append(report)
+            if options.perStrokeCost, let id = pipeline.document.active.values.map(\.id).max() {
+                strokeCost[id, default: []].append(report.renderSeconds * 1000)
+            }
+            if let dir = options.framesDirectory, frameIndex % max(options.frameStep, 1) == 0 {
+                try pipeline.renderer.frame.writePNG(to: "\(dir)/frame-\(String(format: "%05d", frameIndex)).png")
+            }
+            frameIndex += 1
+        }
+
+        var i = 0
+        let events = recording.events
+        while i < events.count {
+            let deadline = clock.deadline(after: events[i].time)
+            while i < events.count, events[i].time <= deadline {
+                pipeline.handle(events[i])
+                i += 1
+            }
+            try frame()
+        }
+        if pipeline.needsFrame || reports.isEmpty { try frame() }
+
+        let strokeMs = options.perStrokeCost ? strokeCost.keys.sorted().compactMap { id -> Double? in
+            guard let costs = strokeCost[id] else { return nil }
+            return Summary(costs).median
+        } : nil
+        let stats = ReplayStats(
+            events: events.count, samples: pipeline.samplesReceived, strokes: pipeline.document.strokes.count,
+            frames: reports.count, clampedValues: recording.clampedValues,
+            renderMs: Summary(reports.map { $0.renderSeconds * 1000 }),
+            damagedPixels: Summary(reports.map { Double($0.damagedPixels) }),
+            strokeFrameMs: strokeMs)
+        return (pipeline, stats)
+    }
+}

@@ -1,0 +1,133 @@
+import CCairo
+import InkCore
+
+/// Pixel formats the renderer uses: XRGB8888 for what the screen shows (the DRM scanout
+/// format), ARGB32 for layers and transparent exports.
+public enum PixelFormat: Sendable {
+    case xrgb, argb
+    var cairo: cairo_format_t { self == .xrgb ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32 }
+}
+
+public struct RenderError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ what: String, _ status: cairo_status_t) {
+        description = "\(what): \(String(cString: cairo_status_to_string(status)))"
+    }
+    init(_ description: String) { self.description = description }
+}
+
+/// An owned cairo image surface in RAM.
+public final class ImageSurface: @unchecked Sendable {
+    let surface: OpaquePointer
+    public let size: PixelSize
+    public let format: PixelFormat
+
+    public init(size: PixelSize, format: PixelFormat) throws {
+        guard let s = cairo_image_surface_create(format.cairo, Int32(size.width), Int32(size.height)) else {
+            throw RenderError("cannot create a \(size) image")
+        }
+        let status = cairo_surface_status(s)
+        guard status == CAIRO_STATUS_SUCCESS else { cairo_surface_destroy(s); throw RenderError("cannot create a \(size) image", status) }
+        surface = s; self.size = size; self.format = format
+    }
+
+    deinit { cairo_surface_destroy(surface) }
+
+    public var stride: Int { Int(cairo_image_surface_get_stride(surface)) }
+
+    /// A pixel as (r, g, b, a) bytes, straight (not premultiplied). For tests and checks.
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        cairo_surface_flush(surface)
+        guard x >= 0, y >= 0, x < size.width, y < size.height, let data = cairo_image_surface_get_data(surface) else {
+            return (0, 0, 0, 0)
+        }
+        let v = data.advanced(by: y * stride + x * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
+        let a = format == .xrgb ? 255 : UInt8(v >> 24)
+        func unpremultiply(_ c: UInt32) -> UInt8 {
+            guard format == .argb, a > 0, a < 255 else { return UInt8(c & 0xff) }
+            return UInt8(min(255, (Int(c & 0xff) * 255 + Int(a) / 2) / Int(a)))
+        }
+        return (unpremultiply(v >> 16), unpremultiply(v >> 8), unpremultiply(v), a)
+    }
+
+    /// Runs `body` over the raw rows (for copying damage to a display buffer).
+    public func withPixels<T>(_ body: (UnsafeRawPointer, Int) throws -> T) rethrows -> T? {
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else { return nil }
+        return try body(UnsafeRawPointer(data), stride)
+    }
+
+    public func writePNG(to path: String) throws {
+        let status = cairo_surface_write_to_png(surface, path)
+        guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot write \(path)", status) }
+    }
+
+    /// Reads a PNG (for tests that compare renderings).
+    public static func readPNG(_ path: String) throws -> ImageSurface {
+        guard let s = cairo_image_surface_create_from_png(path) else { throw RenderError("cannot read \(path)") }
+        let status = cairo_surface_status(s)
+        guard status == CAIRO_STATUS_SUCCESS else { cairo_surface_destroy(s); throw RenderError("cannot read \(path)", status) }
+        return ImageSurface(adopting: s)
+    }
+
+    private init(adopting s: OpaquePointer) {
+        surface = s
+        size = PixelSize(width: Int(cairo_image_surface_get_width(s)), height: Int(cairo_image_surface_get_height(s)))
+        format = cairo_image_surface_get_format(s) == CAIRO_FORMAT_RGB24 ? .xrgb : .argb
+    }
+}
+
+/// An owned cairo drawing context.
+final class CairoContext {
+    let cr: OpaquePointer
+    init(_ surface: OpaquePointer) {
+        // cairo_create never returns NULL; errors show in its status instead.
+        cr = cairo_create(surface)
+    }
+    convenience init(_ image: ImageSurface) { self.init(image.surface) }
+    deinit { cairo_destroy(cr) }
+
+    var status: cairo_status_t { cairo_status(cr) }
+
+    func clip(to r: Rect) {
+        cairo_rectangle(cr, r.minX, r.minY, r.width, r.height)
+        cairo_clip(cr)
+    }
+
+    func fill(_ r: Rect, with c: RGBA, operator op: cairo_operator_t = CAIRO_OPERATOR_SOURCE) {
+        cairo_save(cr)
+        cairo_set_operator(cr, op)
+        cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+        cairo_rectangle(cr, r.minX, r.minY, r.width, r.height)
+        cairo_fill(cr)
+        cairo_restore(cr)
+    }
+
+    /// Copies `source` over `r` exactly (no blending).
+    func copy(_ source: ImageSurface, in r: Rect) {
+        cairo_save(cr)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_set_source_surface(cr, source.surface, 0, 0)
+        cairo_rectangle(cr, r.minX, r.minY, r.width, r.height)
+        cairo_fill(cr)
+        cairo_restore(cr)
+    }
+
+    /// Paints `layer` with `opacity` inside `r` (clip).
+    func paint(_ layer: ImageSurface, opacity: Double, in r: Rect) {
+        cairo_save(cr)
+        clip(to: r)
+        cairo_set_source_surface(cr, layer.surface, 0, 0)
+        cairo_paint_with_alpha(cr, opacity)
+        cairo_restore(cr)
+    }
+}
+
+extension ImageSurface {
+    /// Copies the given rectangles of `source` (same size) into this surface.
+    public func copy(from source: ImageSurface, in rects: [Rect]) {
+        let ctx = CairoContext(self)
+        for r in rects { ctx.copy(source, in: r) }
+        cairo_surface_flush(surface)
+    }
+}

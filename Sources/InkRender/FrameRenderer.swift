@@ -1,0 +1,177 @@
+import CCairo
+import InkCore
+
+/// Keeps the screen's picture in RAM and updates it incrementally, frame by frame.
+///
+/// - The **canvas** holds finished ink on the paper colour.
+/// - Each active stroke draws into its own **layer**; a piece is drawn once, when it becomes
+///   final, so a long stroke costs the same per frame as a short one. The layer is painted
+///   with the brush's opacity, so a translucent highlighter does not darken where it crosses
+///   itself. When the stroke ends, its layer is painted onto the canvas.
+/// - The **overlay** (the stroke's not-yet-final tail, prediction, hover preview, palette,
+///   debug diagram) is drawn fresh every frame and never committed.
+/// - The **frame** is canvas + layers + overlay, recomposed only inside the damaged rectangles.
+public final class FrameRenderer {
+    public let size: PixelSize
+    public let background: RGBA
+    /// What the screen shows (XRGB8888, the scanout format).
+    public let frame: ImageSurface
+    let canvas: ImageSurface
+    private var layers: [StrokeID: StrokeLayer] = [:]
+    private var spareLayers: [ImageSurface] = []
+    private var previousOverlay: [Rect] = []
+    private var firstFrame = true
+    public var palette: [RGBA] = Palette.standard
+
+    final class StrokeLayer {
+        let surface: ImageSurface
+        var committedPieces = 0
+        var inked = Rect.empty
+        init(_ surface: ImageSurface) { self.surface = surface }
+    }
+
+    public init(size: PixelSize, background: RGBA = .white) throws {
+        self.size = size
+        self.background = background
+        canvas = try ImageSurface(size: size, format: .xrgb)
+        frame = try ImageSurface(size: size, format: .xrgb)
+        CairoContext(canvas).fill(bounds, with: background)
+    }
+
+    private var bounds: Rect { Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)) }
+
+    /// Brings the frame up to date and returns the rectangles that changed.
+    public func render(document: Document, changes: DocumentChanges, overlay: OverlayScene) throws -> DamageRegion {
+        var damage = DamageRegion(screen: size)
+        if firstFrame { damage.addAll(); firstFrame = false }
+        for r in previousOverlay { damage.add(r) }
+
+        let canvasContext = CairoContext(canvas)
+        for stroke in changes.ended { try end(stroke, canvas: canvasContext, damage: &damage) }
+        repaintCanvas(document, changes, canvasContext, &damage)
+
+        // New final pieces of active strokes go into their layers; the rest is overlay.
+        var live: [(layer: StrokeLayer, tail: [InkShape], opacity: Double)] = []
+        var overlayRects: [Rect] = []
+        for stroke in document.active.values.sorted(by: { $0.id < $1.id }) {
+            let layer = try self.layer(for: stroke.id)
+            commitFinalPieces(of: stroke, into: layer, done: false, damage: &damage)
+            let tail = provisionalShapes(stroke, predicted: overlay.predictions[stroke.source] ?? [])
+            let tailBounds = tail.reduce(Rect.empty) { $0.union($1.path.bounds) }
+            overlayRects.append(tailBounds)
+            live.append((layer, tail, stroke.brush.opacity))
+        }
+        var extras: [(shapes: [InkShape], alpha: Double)] = overlay.hovers.map(OverlayShapes.hover)
+        extras += overlay.debugDiagrams.map { (OverlayShapes.debugDiagram($0), 1) }
+        if let colors = overlay.palette { extras.append((OverlayShapes.palette(colors, screen: size), 1)) }
+        for e in extras { overlayRects.append(e.shapes.reduce(Rect.empty) { $0.union($1.path.bounds) }) }
+        for r in overlayRects { damage.add(r) }
+        previousOverlay = overlayRects.filter { !$0.isEmpty }
+
+        compose(damage, live: live, extras: extras)
+        return damage
+    }
+
+    private func compose(_ damage: DamageRegion, live: [(layer: StrokeLayer, tail: [InkShape], opacity: Double)],
+                         extras: [(shapes: [InkShape], alpha: Double)]) {
+        let ctx = CairoContext(frame)
+        let cr = ctx.cr
+        for r in damage.rects {
+            ctx.copy(canvas, in: r)
+            cairo_save(cr)
+            ctx.clip(to: r)
+            for (layer, tail, opacity) in live {
+                cairo_push_group(cr)
+                cairo_set_source_surface(cr, layer.surface.surface, 0, 0)
+                cairo_paint(cr)
+                ShapePainter.draw(tail, in: cr)
+                cairo_pop_group_to_source(cr)
+                cairo_paint_with_alpha(cr, opacity)
+            }
+            for (shapes, alpha) in extras {
+                cairo_push_group(cr)
+                ShapePainter.draw(shapes, in: cr)
+                cairo_pop_group_to_source(cr)
+                cairo_paint_with_alpha(cr, alpha)
+            }
+            cairo_restore(cr)
+        }
+        cairo_surface_flush(frame.surface)
+    }
+
+    /// The stroke's tail that may still change: its last piece and the predicted pieces.
+    private func provisionalShapes(_ stroke: Stroke, predicted: [Sample]) -> [InkShape] {
+        guard let last = stroke.samples.last else { return [] }
+        if stroke.brush.tool == .eraser {
+            return [InkShape(.polyline(OverlayShapes.circle(last.location, radius: stroke.brush.width / 2), width: 2),
+                             stroke.brush.color.withAlpha(1))]
+        }
+        let committed = layers[stroke.id]?.committedPieces ?? 0
+        var samples = stroke.samples, angles = stroke.nibAngles
+        for p in predicted {
+            samples.append(p)
+            angles.append(stroke.brush.nibAngle(for: p, previous: angles.last))
+        }
+        let shaper = StrokeShaper(brush: stroke.brush)
+        return (committed..<samples.count).flatMap { shaper.piece($0, samples: samples, nibAngles: angles).shapes }
+    }
+
+    private func commitFinalPieces(of stroke: Stroke, into layer: StrokeLayer, done: Bool, damage: inout DamageRegion) {
+        let count = stroke.samples.count
+        var k = layer.committedPieces
+        guard StrokeShaper.isFinal(piece: k, count: count, done: done) else { return }
+        let ctx = CairoContext(layer.surface)
+        let shaper = StrokeShaper(brush: stroke.brush)
+        while StrokeShaper.isFinal(piece: k, count: count, done: done) {
+            let piece = shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles)
+            ShapePainter.draw(piece.shapes, in: ctx.cr)
+            layer.inked = layer.inked.union(piece.bounds)
+            damage.add(piece.bounds)
+            k += 1
+        }
+        layer.committedPieces = k
+    }
+
+    private func end(_ stroke: Stroke, canvas: CairoContext, damage: inout DamageRegion) throws {
+        let layer = try self.layer(for: stroke.id)
+        if stroke.state == .done {
+            commitFinalPieces(of: stroke, into: layer, done: true, damage: &damage)
+            if !layer.inked.isEmpty { canvas.paint(layer.surface, opacity: stroke.brush.opacity, in: layer.inked.outset(by: 2).integral) }
+        } else {
+            damage.add(layer.inked)   // a cancelled stroke leaves no ink
+        }
+        layers[stroke.id] = nil
+        if !layer.inked.isEmpty { CairoContext(layer.surface).fill(layer.inked.outset(by: 2).integral, with: RGBA(0, 0, 0, 0)) }
+        spareLayers.append(layer.surface)
+    }
+
+    private func layer(for id: StrokeID) throws -> StrokeLayer {
+        if let l = layers[id] { return l }
+        let l = StrokeLayer(try spareLayers.popLast() ?? ImageSurface(size: size, format: .argb))
+        layers[id] = l
+        return l
+    }
+
+    /// Erasing, undo and clear change finished ink: repaint those regions from the document.
+    private func repaintCanvas(_ document: Document, _ changes: DocumentChanges, _ ctx: CairoContext,
+                               _ damage: inout DamageRegion) {
+        let regions = changes.everything ? [bounds] : changes.invalid.map { $0.outset(by: 2).integral.intersection(bounds) }
+        for r in regions where !r.isEmpty {
+            cairo_save(ctx.cr)
+            ctx.clip(to: r)
+            ctx.fill(r, with: background)
+            for stroke in document.strokes where stroke.bounds.intersects(r) {
+                ShapePainter.drawStroke(stroke, in: ctx.cr)
+            }
+            cairo_restore(ctx.cr)
+            damage.add(r)
+        }
+    }
+}
+
+public enum Palette {
+    public static let standard: [RGBA] = [
+        .ink, RGBA(0, 0, 0), RGBA(0.8, 0.1, 0.1), RGBA(0.1, 0.55, 0.2), RGBA(0.1, 0.35, 0.85),
+        RGBA(0.95, 0.55, 0.0), RGBA(0.55, 0.2, 0.7), .highlighterYellow,
+    ]
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct InkKioskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inkkiosk",
+        abstract: "Pen and touch ink for embedded Linux: libinput in, DRM/KMS out.",
+        subcommands: [ReplayCommand.self])
+}
