@@ -60,7 +60,19 @@ struct InklogLine: Decodable {
         slider = try c.decodeIfPresent(Double.self, forKey: .slider)
     }
 
-    /// A decoding error as a sentence a person can act on.
+    /// A decoding error as a sentence a person can act on. JSONDecoder says only "not valid
+    /// JSON"; JSONSerialization's parser says where and why, so ask it for the detail.
+    static func explain(_ error: Error, in data: Data) -> String {
+        let message = explain(error)
+        guard message == "not valid JSON" else { return message }
+        do { _ = try JSONSerialization.jsonObject(with: data) } catch {
+            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                return "not valid JSON: \(detail)"
+            }
+        }
+        return message
+    }
+
     static func explain(_ error: Error) -> String {
         func path(_ p: [CodingKey]) -> String {
             p.isEmpty ? "the line" : "field '" + p.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + "'"

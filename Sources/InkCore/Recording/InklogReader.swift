@@ -73,8 +73,9 @@ public struct InklogReader {
 
     private func decodeLine(_ raw: Data.SubSequence, number: Int, _ decoder: JSONDecoder) throws -> InklogLine {
         let line: InklogLine
-        do { line = try decoder.decode(InklogLine.self, from: Data(raw)) } catch {
-            throw fail(number, InklogLine.explain(error))
+        let data = Data(raw)
+        do { line = try decoder.decode(InklogLine.self, from: data) } catch {
+            throw fail(number, InklogLine.explain(error, in: data))
         }
         if let unknown = line.unknownKeys.first { throw fail(number, "unknown field '\(unknown)'") }
         return line

@@ -35,9 +35,19 @@ public struct StrokeShaper: Sendable {
     private var solid: RGBA { brush.color.withAlpha(1) }
 
     private func curve(_ k: Int, _ s: [Sample]) -> CatmullRomSegment {
-        let p0 = s[max(k - 2, 0)].location, p1 = s[k - 1].location, p2 = s[k].location
-        let p3 = s[min(k + 1, s.count - 1)].location
-        return CatmullRomSegment(k >= 2 ? p0 : p1, p1, p2, p3)
+        let p1 = s[k - 1].location, p2 = s[k].location
+        let before = k >= 2 ? s[k - 2].location : nil
+        let after = k + 1 < s.count ? s[k + 1].location : nil
+        // At a stroke's ends the missing neighbour is extrapolated along a parabola through
+        // the three known samples, so a curve keeps bending to its first and last sample.
+        func extrapolate(_ a: Point, _ b: Point, _ c: Point?) -> Point {
+            guard let c else { return a }
+            let p = a * 3 - b * 3 + c
+            return p.distance(to: a) <= 2 * a.distance(to: b) ? p : a
+        }
+        let p0 = before ?? extrapolate(p1, p2, after)
+        let p3 = after ?? extrapolate(p2, p1, before)
+        return CatmullRomSegment(p0, p1, p2, p3)
     }
 
     /// Pen and highlighter: a variable-width band along the curve, a disc at its joint.

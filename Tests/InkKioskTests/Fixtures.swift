@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import InkCore
+import InkRender
+import InkDisplay
+import InkKiosk
+
+/// The screen size the recordings' tablet (224 × 140 mm) maps onto exactly.
+let screenSize = PixelSize(width: 1280, height: 800)
+
+enum Fixtures {
+    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let packageDirectory = testsDirectory.deletingLastPathComponent()
+
+    static func recording(_ name: String) throws -> Recording {
+        try InklogReader.read(contentsOf: testsDirectory.appendingPathComponent("Recordings/\(name).inklog"))
+    }
+
+    /// A fresh directory for files a test writes (kept for a person to look at).
+    static func outputDirectory(_ test: String) throws -> String {
+        let dir = packageDirectory.appendingPathComponent(".build/test-output/\(test)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}
+
+/// A replayed recording: the offscreen screen after the last frame, and the pipeline.
+struct Replayed {
+    let screen: Screen
+    let pipeline: FramePipeline
+    let stats: ReplayStats
+}
+
+func replay(_ name: String, tool: ToolKind = .pen, prediction: Bool = true, label: String = "",
+            configure: (inout InteractionSettings) -> Void = { _ in }) throws -> Replayed {
+    var settings = InteractionSettings(screen: screenSize)
+    settings.tool = tool
+    configure(&settings)
+    var options = ReplayOptions()
+    options.pipeline.prediction = prediction
+    let display = try OffscreenDisplay(size: screenSize)
+    let (pipeline, stats) = try Replay(recording: try Fixtures.recording(name), settings: settings, options: options).run(on: display)
+    let dir = try Fixtures.outputDirectory("replay")
+    try display.writePNG(to: "\(dir)/\(name)-\(tool.rawValue)\(prediction ? "" : "-noprediction")\(label).png")
+    return Replayed(screen: Screen(display.screen), pipeline: pipeline, stats: stats)
+}
+
+/// Pixel questions a person would ask of a screen: is there ink here?
+struct Screen {
+    let image: ImageSurface
+    init(_ image: ImageSurface) { self.image = image }
+
+    /// How far a pixel is from the white paper, 0 (white) … 1 (black).
+    func darkness(_ x: Int, _ y: Int) -> Double {
+        let p = image.pixel(x: x, y: y)
+        let alpha = Double(p.a) / 255
+        let lum = (Double(p.r) + Double(p.g) + Double(p.b)) / (3 * 255)
+        return alpha * (1 - lum)
+    }
+
+    func hasInk(_ x: Int, _ y: Int) -> Bool { darkness(x, y) > 0.25 }
+
+    /// Ink anywhere within `r` pixels of (x, y).
+    func inkNear(_ x: Int, _ y: Int, radius r: Int = 2) -> Bool {
+        for dy in -r...r { for dx in -r...r where hasInk(x + dx, y + dy) { return true } }
+        return false
+    }
+
+    /// Rows of ink in column x around y (the stroke's thickness there).
+    func thickness(x: Int, around y: Int, span: Int = 40) -> Int {
+        (y - span...y + span).filter { darkness(x, $0) > 0.5 }.count
+    }
+
+    /// Columns of ink in row y around x.
+    func width(y: Int, around x: Int, span: Int = 40) -> Int {
+        (x - span...x + span).filter { darkness($0, y) > 0.5 }.count
+    }
+
+    /// Number of inked pixels in a rectangle.
+    func inkCount(x0: Int, y0: Int, x1: Int, y1: Int) -> Int {
+        var n = 0
+        for y in y0..<y1 { for x in x0..<x1 where hasInk(x, y) { n += 1 } }
+        return n
+    }
+
+    /// Pixels visibly off white in any channel (also pale highlighter ink).
+    var markedTotal: Int {
+        var n = 0
+        for y in 0..<image.size.height { for x in 0..<image.size.width {
+            let p = image.pixel(x: x, y: y)
+            if min(p.r, p.g, p.b) < 225 { n += 1 }
+        } }
+        return n
+    }
+
+    var inkTotal: Int { inkCount(x0: 0, y0: 0, x1: image.size.width, y1: image.size.height) }
+}
+
+/// Tablet-normalised coordinates → screen pixels for the test recordings.
+func px(_ x: Double, _ y: Double) -> (Int, Int) {
+    (Int((x * Double(screenSize.width)).rounded()), Int((y * Double(screenSize.height)).rounded()))
+}
