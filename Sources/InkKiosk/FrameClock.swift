@@ -11,7 +11,9 @@ public struct FrameClock: Sendable {
 
     /// The deadline of the first frame that shows an event at `time`.
     public func deadline(after time: Double) -> Double {
-        let k = ((time - start) / interval).rounded(.up)
-        return start + max(k, 0) * interval
+        var k = max(((time - start) / interval).rounded(.up), 0)
+        // start + k × interval can round to just below `time`; the frame must not come before it.
+        while start + k * interval < time { k += 1 }
+        return start + k * interval
     }
 }

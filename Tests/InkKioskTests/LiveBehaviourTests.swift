@@ -176,3 +176,16 @@ private final class Live {
         #expect(orange > 3, "estimated (orange) \(orange) px")
     }
 }
+
+@Suite struct Clock {
+    @Test func aFrameDeadlineIsNeverBeforeItsEvent() {
+        let clock = FrameClock(start: 10.0, fps: 60)
+        // Times that fall on a frame boundary up to rounding: the classic infinite-replay trap.
+        for i in 0..<200_000 {
+            let t = 10.0 + Double(i) * 0.005
+            let d = clock.deadline(after: t)
+            #expect(d >= t && d - t < clock.interval + 1e-9, "t \(t) → deadline \(d)")
+            if d < t { break }
+        }
+    }
+}
