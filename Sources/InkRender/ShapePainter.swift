@@ -64,11 +64,17 @@ enum ShapePainter {
     /// A whole stroke as one translucent layer: overlapping parts of it never darken.
     static func drawStroke(_ stroke: Stroke, in cr: OpaquePointer) {
         let shaper = StrokeShaper(brush: stroke.brush)
+        // The group is as large as the clip: keep it to the stroke, not the whole surface.
+        let r = stroke.bounds.outset(by: 2).integral
+        cairo_save(cr)
+        cairo_rectangle(cr, r.minX, r.minY, r.width, r.height)
+        cairo_clip(cr)
         cairo_push_group(cr)
         for k in stroke.samples.indices {
             draw(shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles).shapes, in: cr)
         }
         cairo_pop_group_to_source(cr)
         cairo_paint_with_alpha(cr, stroke.brush.opacity)
+        cairo_restore(cr)
     }
 }

@@ -34,11 +34,11 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Background of the PNG: white (the screen) or transparent (the ink only).")
     var background: BackgroundChoice = .white
 
-    @Option(help: "Tool the pen starts with: \(ToolKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(help: "Tool the pen starts with.")
     var tool: ToolKind = .pen
 
     @Option(name: .customLong("button-action"),
-            help: "What a BTN_STYLUS click does: \(PreferredAction.allCases.map(\.rawValue).joined(separator: ", ")).")
+            help: "What a BTN_STYLUS click does (the iPad's double-tap on the pencil).")
     var buttonAction: PreferredAction = .switchPrevious
 
     @Option(name: .customLong("button2-action"), help: "What a BTN_STYLUS2 click does.")

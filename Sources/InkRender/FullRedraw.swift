@@ -1,0 +1,22 @@
+import CCairo
+import InkCore
+
+/// The benchmark's comparison figure: what one frame would cost if it redrew every finished
+/// stroke from scratch instead of updating the canvas incrementally.
+public enum FullRedraw {
+    /// Seconds to fill a fresh XRGB image of `size` with white and draw every one of `strokes`
+    /// into it with the renderer's own painter. Allocating the image is not counted (a real
+    /// renderer would reuse one); the fill, the strokes and cairo's flush are.
+    public static func time(_ strokes: [Stroke], size: PixelSize) throws -> Double {
+        let image = try ImageSurface(size: size, format: .xrgb)
+        let ctx = CairoContext(image)
+        let start = ContinuousClock.now
+        ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: .white)
+        for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr) }
+        cairo_surface_flush(image.surface)
+        let elapsed = ContinuousClock.now - start
+        let status = ctx.status
+        guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("full redraw of \(strokes.count) strokes", status) }
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what inkkiosk needs to build, test and export on Debian 12.
+# Idempotent: prints nothing and touches nothing when everything is already there.
+set -euo pipefail
+
+PACKAGES=(pkg-config libcairo2-dev librsvg2-bin poppler-utils fonts-dejavu-core python3)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    if [[ "$status" != "install ok installed" ]]; then
+        missing+=("$pkg")
+    fi
+done
+
+if (( ${#missing[@]} > 0 )); then
+    if [[ $(id -u) -eq 0 ]]; then
+        SUDO=()
+    elif command -v sudo >/dev/null 2>&1; then
+        SUDO=(sudo)
+    else
+        echo "install-deps: missing packages: ${missing[*]}" >&2
+        echo "install-deps: not root and no sudo; install them as root and run again." >&2
+        exit 1
+    fi
+    echo "install-deps: installing ${missing[*]}"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "install-deps: error: 'swift' is not on PATH." >&2
+    echo "install-deps: a Swift 6 toolchain is needed (https://www.swift.org/install/linux/);" >&2
+    echo "install-deps: install it and put its usr/bin on PATH." >&2
+    exit 1
+fi
