@@ -64,9 +64,7 @@ public final class FramePipeline {
         let damage = try renderer.render(document: document, changes: changes, overlay: overlayScene())
         try display.present(renderer.frame, damage: damage)
         needsFrame = false
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return FrameReport(renderSeconds: seconds, damagedPixels: damage.pixelCount, damageRects: damage.rects.count)
+        return FrameReport(renderSeconds: (ContinuousClock.now - start).inSeconds, damagedPixels: damage.pixelCount, damageRects: damage.rects.count)
     }
 
     private func overlayScene() -> OverlayScene {

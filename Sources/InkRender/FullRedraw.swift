@@ -17,6 +17,6 @@ public enum FullRedraw {
         let elapsed = ContinuousClock.now - start
         let status = ctx.status
         guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("full redraw of \(strokes.count) strokes", status) }
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return elapsed.inSeconds
     }
 }

@@ -17,14 +17,10 @@ struct BenchCommand: ParsableCommand {
         abstract: "Replay a recording and report frame cost, throughput, memory and flatness.",
         discussion: "Prints a readable report, then the same figures as one JSON object on the last line.")
 
-    @Argument(help: "The recording (.inklog), e.g. one from `generate.py --long 2000`.")
-    var file: String
+    @OptionGroup var input: RecordingArguments
 
     @Option(help: "Screen size, WIDTHxHEIGHT.")
     var size = PixelSize(width: 1920, height: 1080)
-
-    @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
-    var noPrediction = false
 
     struct Flatness: Codable {
         /// 1-based, inclusive stroke ranges that are compared.
@@ -79,20 +75,17 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let recording: Recording
-        do { recording = try InklogReader.read(contentsOf: URL(fileURLWithPath: file)) } catch let e as InklogError {
-            throw CleanExit.message(e.description, code: 1)
-        }
+        let recording = try input.load()
         var options = ReplayOptions()
         options.perStrokeCost = true
-        options.pipeline.prediction = !noPrediction
+        options.pipeline.prediction = !input.noPrediction
         let replay = Replay(recording: recording, settings: InteractionSettings(screen: size), options: options)
         let display = try OffscreenDisplay(size: size)
 
         let clock = ContinuousClock()
         let start = clock.now
         let (pipeline, stats) = try replay.run(on: display)
-        let wall = seconds(clock.now - start)
+        let wall = (clock.now - start).inSeconds
 
         let strokeMs = stats.strokeFrameMs ?? []
         let flatness = Self.flatness(strokeMs)
@@ -106,7 +99,7 @@ struct BenchCommand: ParsableCommand {
         }
 
         let report = Report(
-            recording: file, size: size.description, prediction: !noPrediction,
+            recording: input.file, size: size.description, prediction: !input.noPrediction,
             events: stats.events, samples: stats.samples, strokes: stats.strokes, frames: stats.frames,
             wallSeconds: wall, samplesPerSecond: wall > 0 ? Double(stats.samples) / wall : 0,
             frameMs: stats.renderMs, peakRSSMiB: Self.peakRSSMiB(),
@@ -154,10 +147,6 @@ struct BenchCommand: ParsableCommand {
         #endif
         guard getrusage(who, &usage) == 0 else { return 0 }
         return Double(usage.ru_maxrss) / 1024
-    }
-
-    private func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
     private func printReadable(_ r: Report) {

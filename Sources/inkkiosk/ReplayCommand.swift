@@ -16,8 +16,7 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Play an .inklog recording through the ink engine and write what the screen shows.")
 
-    @Argument(help: "The recording (.inklog).")
-    var file: String
+    @OptionGroup var input: RecordingArguments
 
     @Option(help: "Screen size, WIDTHxHEIGHT.")
     var size = PixelSize(width: 1280, height: 800)
@@ -65,9 +64,6 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Frame rate of the frame clock.")
     var fps = 60.0
 
-    @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
-    var noPrediction = false
-
     @Option(help: "Also write rendered frames as PNG into this directory.")
     var frames: String?
 
@@ -107,13 +103,10 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let recording: Recording
-        do { recording = try InklogReader.read(contentsOf: URL(fileURLWithPath: file)) } catch let e as InklogError {
-            throw CleanExit.message(e.description, code: 1)
-        }
+        let recording = try input.load()
         if let frames { try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true) }
         var options = ReplayOptions()
-        options.pipeline.prediction = !noPrediction
+        options.pipeline.prediction = !input.noPrediction
         options.pipeline.fps = fps
         options.framesDirectory = frames
         options.frameStep = frameStep
