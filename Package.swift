@@ -14,17 +14,25 @@ let package = Package(
         // System libraries, found through pkg-config.
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
+                       providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
+                       providers: [.apt(["libdrm-dev"])]),
+        // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // The ink: events, recordings, samples, strokes, tools, interaction. Foundation only.
         .target(name: "InkCore"),
         // Canvas, overlay, damage, and PNG / SVG / PDF through cairo.
         .target(name: "InkRender", dependencies: ["InkCore", "CCairo"]),
-        // Where frames go: the offscreen display now, DRM/KMS later.
-        .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender"]),
-        // The app: the frame pipeline (interaction -> document -> renderer -> display) and replay.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
+        // libinput on a udev seat -> InkEvents (one end that touches the kernel).
+        .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
+        // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
+        .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLinux"]),
+        // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkKiosk",
+            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

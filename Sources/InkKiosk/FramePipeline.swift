@@ -50,6 +50,18 @@ public final class FramePipeline {
         document.apply(intent)
     }
 
+    /// A device was plugged in.
+    public func addDevice(_ device: DeviceInfo) { interaction.addDevice(device) }
+
+    /// A device went away: its strokes end where they were.
+    public func removeDevice(_ id: Int) {
+        for intent in interaction.removeDevice(id) { apply(intent) }
+        needsFrame = true
+    }
+
+    /// The next frame repaints the whole screen (after the display was away).
+    public func redrawAll() { renderer.invalidateAll(); needsFrame = true }
+
     public func perform(_ action: PreferredAction) { interaction.perform(action); needsFrame = true }
     public func undo() { document.undo(); needsFrame = true }
     public func redo() { document.redo(); needsFrame = true }

@@ -38,6 +38,9 @@ public final class FrameRenderer {
         CairoContext(canvas).fill(bounds, with: background)
     }
 
+    /// The next frame repaints everything.
+    public func invalidateAll() { firstFrame = true }
+
     private var bounds: Rect { Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)) }
 
     /// Brings the frame up to date and returns the rectangles that changed.

@@ -5,11 +5,6 @@ import InkRender
 import InkDisplay
 import InkKiosk
 
-extension PixelSize: ExpressibleByArgument {
-    public init?(argument: String) { self.init(parsing: argument) }
-}
-extension ToolKind: ExpressibleByArgument {}
-extension PreferredAction: ExpressibleByArgument {}
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,36 +28,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Background of the PNG: white (the screen) or transparent (the ink only).")
     var background: BackgroundChoice = .white
 
-    @Option(help: "Tool the pen starts with.")
-    var tool: ToolKind = .pen
-
-    @Option(name: .customLong("button-action"),
-            help: "What a BTN_STYLUS click does (the iPad's double-tap on the pencil).")
-    var buttonAction: PreferredAction = .switchPrevious
-
-    @Option(name: .customLong("button2-action"), help: "What a BTN_STYLUS2 click does.")
-    var button2Action: PreferredAction = .ignore
-
-    @Option(name: .customLong("hold-eraser"), help: "Button that erases while held: stylus, stylus2 or none.")
-    var holdEraser: HoldEraserChoice = .stylus2
-
-    @Option(name: .customLong("pad-action"), help: "What a tablet-pad button click does.")
-    var padAction: PreferredAction = .switchPrevious
-
-    @Option(name: .customLong("pressure-curve"), help: "Pressure curve points, e.g. \"0,0 0.5,0.3 1,1\".")
-    var pressureCurve: String?
-
-    @Option(help: "Device rotation in degrees: 0, 90, 180 or 270.")
-    var rotation = 0
-
-    @Flag(name: .customLong("left-handed"), help: "Turn tablets by half a turn.")
-    var leftHanded = false
-
-    @Option(name: .customLong("pen-only-after-pen"), help: "Seconds that fingers stop drawing after a pen was used (0: fingers always draw).")
-    var penOnlyAfterPen = 300.0
-
-    @Option(help: "Frame rate of the frame clock.")
-    var fps = 60.0
+    @OptionGroup var ink: InkOptions
 
     @Option(help: "Also write rendered frames as PNG into this directory.")
     var frames: String?
@@ -74,45 +40,21 @@ struct ReplayCommand: ParsableCommand {
     var stats = false
 
     enum BackgroundChoice: String, ExpressibleByArgument { case white, transparent }
-    enum HoldEraserChoice: String, ExpressibleByArgument { case stylus, stylus2, none }
 
     func validate() throws {
-        guard fps > 0, fps <= 1000 else { throw ValidationError("--fps must be between 0 and 1000") }
-        guard Rotation(rawValue: rotation) != nil else { throw ValidationError("--rotation must be 0, 90, 180 or 270") }
         guard frameStep >= 1 else { throw ValidationError("--frame-step must be at least 1") }
-        guard penOnlyAfterPen >= 0 else { throw ValidationError("--pen-only-after-pen must not be negative") }
-        if let pressureCurve {
-            do { _ = try PressureCurve(parsing: pressureCurve) } catch { throw ValidationError("--pressure-curve: \(error)") }
-        }
-    }
-
-    func settings() throws -> InteractionSettings {
-        var s = InteractionSettings(screen: size)
-        s.tool = tool
-        s.rotation = Rotation(rawValue: rotation) ?? .none
-        s.leftHanded = leftHanded
-        s.penOnlyAfterPen = penOnlyAfterPen
-        s.padButtonAction = padAction
-        s.buttons[ButtonCode.stylus] = ButtonBinding(click: buttonAction, holdErases: holdEraser == .stylus)
-        s.buttons[ButtonCode.stylus2] = ButtonBinding(click: button2Action, holdErases: holdEraser == .stylus2)
-        if let pressureCurve {
-            let curve = try PressureCurve(parsing: pressureCurve)
-            for (tool, brush) in s.brushes { var b = brush; b.pressureCurve = curve; s.brushes[tool] = b }
-        }
-        return s
     }
 
     func run() throws {
         let recording = try input.load()
         if let frames { try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true) }
         var options = ReplayOptions()
-        options.pipeline.prediction = !input.noPrediction
-        options.pipeline.fps = fps
+        options.pipeline = ink.pipelineOptions(prediction: !input.noPrediction)
         options.framesDirectory = frames
         options.frameStep = frameStep
 
         let display = try OffscreenDisplay(size: size)
-        let (pipeline, result) = try Replay(recording: recording, settings: try settings(), options: options).run(on: display)
+        let (pipeline, result) = try Replay(recording: recording, settings: ink.settings(screen: size), options: options).run(on: display)
         let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg) }
         var written: [String] = []
         if let png {

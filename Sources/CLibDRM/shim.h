@@ -1,0 +1,28 @@
+#include <stdint.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+#include <drm_fourcc.h>
+#include <sys/mman.h>
+
+/* Dumb buffers: the ioctl request numbers are function-like macros Swift cannot import. */
+static inline int ik_drm_create_dumb(int fd, uint32_t width, uint32_t height,
+                                     uint32_t *handle, uint32_t *pitch, uint64_t *size) {
+    struct drm_mode_create_dumb req = { .width = width, .height = height, .bpp = 32 };
+    int r = drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &req);
+    if (r == 0) { *handle = req.handle; *pitch = req.pitch; *size = req.size; }
+    return r;
+}
+
+static inline int ik_drm_map_dumb(int fd, uint32_t handle, uint64_t *offset) {
+    struct drm_mode_map_dumb req = { .handle = handle };
+    int r = drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &req);
+    if (r == 0) *offset = req.offset;
+    return r;
+}
+
+static inline int ik_drm_destroy_dumb(int fd, uint32_t handle) {
+    struct drm_mode_destroy_dumb req = { .handle = handle };
+    return drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &req);
+}
+
+static inline uint32_t ik_drm_format_xrgb8888(void) { return DRM_FORMAT_XRGB8888; }

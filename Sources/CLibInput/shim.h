@@ -1,0 +1,24 @@
+#include <libinput.h>
+#include <libudev.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* libinput's log handler takes a va_list, which Swift cannot; this formats the message and
+ * hands it to a plain callback. The sink is the context's user data. */
+struct ik_log_sink {
+    void (*fn)(void *ctx, int priority, const char *message);
+    void *ctx;
+};
+
+static inline void ik_libinput_log(struct libinput *li, enum libinput_log_priority priority,
+                                   const char *format, va_list args) {
+    struct ik_log_sink *sink = (struct ik_log_sink *)libinput_get_user_data(li);
+    char buffer[512];
+    vsnprintf(buffer, sizeof buffer, format, args);
+    if (sink && sink->fn) sink->fn(sink->ctx, (int)priority, buffer);
+}
+
+static inline void ik_libinput_install_log(struct libinput *li) {
+    libinput_log_set_handler(li, ik_libinput_log);
+    libinput_log_set_priority(li, LIBINPUT_LOG_PRIORITY_INFO);
+}

@@ -1,0 +1,28 @@
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/ioctl.h>
+#include <linux/kd.h>
+#include <linux/vt.h>
+#include <signal.h>
+#include <termios.h>
+
+/* Console ioctls: ioctl() is variadic, which Swift cannot call directly. */
+static inline int ik_kd_get_mode(int fd, int *mode) { return ioctl(fd, KDGETMODE, mode); }
+static inline int ik_kd_set_mode(int fd, int mode) { return ioctl(fd, KDSETMODE, mode); }
+static inline int ik_kd_get_kb_mode(int fd, int *mode) { return ioctl(fd, KDGKBMODE, mode); }
+static inline int ik_kd_set_kb_mode(int fd, int mode) { return ioctl(fd, KDSKBMODE, mode); }
+static inline int ik_vt_get_mode(int fd, struct vt_mode *m) { return ioctl(fd, VT_GETMODE, m); }
+static inline int ik_vt_set_mode(int fd, const struct vt_mode *m) { return ioctl(fd, VT_SETMODE, m); }
+static inline int ik_vt_release(int fd, int how) { return ioctl(fd, VT_RELDISP, how); }
+static inline int ik_vt_get_state(int fd, struct vt_stat *s) { return ioctl(fd, VT_GETSTATE, s); }
+static inline int ik_vt_activate(int fd, int n) { return ioctl(fd, VT_ACTIVATE, n); }
+static inline int ik_vt_wait_active(int fd, int n) { return ioctl(fd, VT_WAITACTIVE, n); }
+static inline int ik_vt_lock_switch(int fd) { return ioctl(fd, VT_LOCKSWITCH, 1); }
+static inline int ik_vt_unlock_switch(int fd) { return ioctl(fd, VT_UNLOCKSWITCH, 1); }
+static inline int ik_kd_text(void) { return KD_TEXT; }
+static inline int ik_kd_graphics(void) { return KD_GRAPHICS; }
+static inline int ik_kb_off(void) { return K_OFF; }
+static inline int ik_vt_process(void) { return VT_PROCESS; }
+static inline int ik_vt_auto(void) { return VT_AUTO; }
+static inline int ik_vt_ackacq(void) { return VT_ACKACQ; }

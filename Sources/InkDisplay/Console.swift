@@ -1,0 +1,110 @@
+import CLinux
+import Glibc
+
+/// The kiosk owns its virtual terminal: graphics mode (no console text or cursor over the ink),
+/// keyboard off (keystrokes do not reach the tty), and VT switching either locked (kiosk) or
+/// handled by signals so the kiosk can let go of the display while away.
+/// `restore()` puts everything back; it is also run from fatal-signal handlers, so it only makes
+/// async-signal-safe system calls on values saved beforehand.
+public final class Console {
+    public enum Switching: Sendable { case locked, handled(release: Int32, acquire: Int32) }
+
+    public let fd: Int32
+    public let path: String
+    private let savedKDMode: Int32
+    private let savedKBMode: Int32
+    private var savedVTMode = vt_mode()
+
+    /// Takes the VT on `path` (default: stdin if it is a VT, else the active one, /dev/tty0).
+    public init(path: String? = nil, switching: Switching) throws {
+        let (fd, p) = try Self.open(path)
+        self.fd = fd; self.path = p
+        var kd: Int32 = 0, kb: Int32 = 0
+        guard ik_kd_get_mode(fd, &kd) == 0 else { close(fd); throw DisplayError.errno("\(p) is not a virtual terminal") }
+        _ = ik_kd_get_kb_mode(fd, &kb)
+        savedKDMode = kd; savedKBMode = kb
+        _ = ik_vt_get_mode(fd, &savedVTMode)
+        ConsoleRestore.arm(fd: fd, kdMode: kd, kbMode: kb)
+
+        guard ik_kd_set_mode(fd, Int32(ik_kd_graphics())) == 0 else {
+            let e = errno; restore(); throw DisplayError.errno("cannot switch \(p) to graphics mode", e)
+        }
+        _ = ik_kd_set_kb_mode(fd, Int32(ik_kb_off()))
+        switch switching {
+        case .locked:
+            _ = ik_vt_lock_switch(fd)
+        case .handled(let release, let acquire):
+            var mode = vt_mode()
+            mode.mode = CChar(ik_vt_process())
+            mode.relsig = Int16(release)
+            mode.acqsig = Int16(acquire)
+            _ = ik_vt_set_mode(fd, &mode)
+        }
+    }
+
+    deinit { restore(); close(fd) }
+
+    /// Text mode, the keyboard as it was, VT switching back to automatic.
+    public func restore() {
+        ConsoleRestore.run()
+        var mode = savedVTMode
+        mode.mode = CChar(ik_vt_auto())
+        _ = ik_vt_set_mode(fd, &mode)
+    }
+
+    /// Answers the kernel's VT-switch request: let go (after the caller dropped DRM master).
+    public func allowRelease() { _ = ik_vt_release(fd, 1) }
+    /// Acknowledges that we have the VT back.
+    public func acknowledgeAcquire() { _ = ik_vt_release(fd, Int32(ik_vt_ackacq())) }
+
+    public var isGraphics: Bool {
+        var kd: Int32 = 0
+        return ik_kd_get_mode(fd, &kd) == 0 && kd == Int32(ik_kd_graphics())
+    }
+
+    private static func open(_ path: String?) throws -> (Int32, String) {
+        if let path {
+            let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw DisplayError.errno("cannot open \(path)") }
+            return (fd, path)
+        }
+        var kd: Int32 = 0
+        if isatty(0) != 0, ik_kd_get_mode(0, &kd) == 0, let name = ttyname(0) {
+            let p = String(cString: name)
+            let fd = Glibc.open(p, O_RDWR | O_CLOEXEC | O_NOCTTY)
+            if fd >= 0 { return (fd, p) }
+        }
+        let fd = Glibc.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw DisplayError.errno("cannot open /dev/tty0 (root or the 'tty' group is needed)") }
+        return (fd, "/dev/tty0")
+    }
+}
+
+/// What a crash must undo, kept where a signal handler can reach it without allocating.
+enum ConsoleRestore {
+    nonisolated(unsafe) static var fd: Int32 = -1
+    nonisolated(unsafe) static var kdMode: Int32 = 0
+    nonisolated(unsafe) static var kbMode: Int32 = 0
+
+    static func arm(fd: Int32, kdMode: Int32, kbMode: Int32) {
+        self.fd = fd; self.kdMode = kdMode; self.kbMode = kbMode
+        for sig in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { sig in
+                ConsoleRestore.run()
+                signal(sig, SIG_DFL)
+                raise(sig)
+            }
+            action.sa_flags = Int32(SA_RESETHAND)
+            sigaction(sig, &action, nil)
+        }
+    }
+
+    /// Async-signal-safe: two ioctls and an unlock.
+    static func run() {
+        guard fd >= 0 else { return }
+        _ = ik_kd_set_mode(fd, kdMode == Int32(ik_kd_graphics()) ? Int32(ik_kd_text()) : kdMode)
+        _ = ik_kd_set_kb_mode(fd, kbMode)
+        _ = ik_vt_unlock_switch(fd)
+    }
+}

@@ -1,0 +1,56 @@
+import CLibInput
+import Foundation
+import InkCore
+
+/// What `inkkiosk devices` tells a technician about one input device.
+public struct DeviceDetails: Sendable {
+    public var info: DeviceInfo
+    public var node: String
+    /// Tablet axes the hardware reports (pressure, distance, tilt, …).
+    public var axes: [String]
+    /// Pen buttons and tools (stylus, stylus2, eraser end).
+    public var buttons: [String]
+    public var touchSlots: Int?
+    public var padButtons: Int?
+    public var padRings: Int?
+    public var padStrips: Int?
+}
+
+extension LibinputSeat {
+    /// Every device on the seat with its capabilities, read from libinput and the kernel (sysfs).
+    public func details() -> [DeviceDetails] {
+        deviceHandles.map { id, device in
+            let sysname = String(cString: libinput_device_get_sysname(device))
+            let abs = Self.bits("/sys/class/input/\(sysname)/device/capabilities/abs")
+            let key = Self.bits("/sys/class/input/\(sysname)/device/capabilities/key")
+            var d = DeviceDetails(info: describe(device, id: id), node: "/dev/input/\(sysname)", axes: [], buttons: [])
+            switch d.info.kind {
+            case .tablet:
+                let names: [(Int, String)] = [(0x18, "pressure"), (0x19, "distance"), (0x1a, "tilt-x"), (0x1b, "tilt-y"),
+                                              (0x07, "rotation"), (0x08, "wheel/slider")]
+                d.axes = ["x", "y"] + names.filter { abs.contains($0.0) }.map(\.1)
+                let buttons: [(Int, String)] = [(0x14b, "stylus (BTN_STYLUS)"), (0x14c, "stylus2 (BTN_STYLUS2)"),
+                                                (0x149, "stylus3 (BTN_STYLUS3)"), (0x141, "eraser end (BTN_TOOL_RUBBER)")]
+                d.buttons = buttons.filter { key.contains($0.0) }.map(\.1)
+            case .touch:
+                d.touchSlots = Int(libinput_device_touch_get_touch_count(device))
+            case .pad:
+                d.padButtons = Int(libinput_device_tablet_pad_get_num_buttons(device))
+                d.padRings = Int(libinput_device_tablet_pad_get_num_rings(device))
+                d.padStrips = Int(libinput_device_tablet_pad_get_num_strips(device))
+            }
+            return d
+        }
+    }
+
+    /// The set bits of a sysfs capability mask ("1 0 3000003": 64-bit words, most significant first).
+    static func bits(_ path: String) -> Set<Int> {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        var set = Set<Int>()
+        for (word, hex) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }).reversed().enumerated() {
+            guard let v = UInt64(hex, radix: 16) else { continue }
+            for bit in 0..<64 where v & (1 << UInt64(bit)) != 0 { set.insert(word * 64 + bit) }
+        }
+        return set
+    }
+}

@@ -1,0 +1,69 @@
+import CLinux
+import Glibc
+
+/// epoll over file descriptors, with signals delivered as readable events (signalfd).
+/// Waiting blocks in the kernel: an idle kiosk uses no CPU.
+final class EventLoop {
+    private let epoll: Int32
+    private var handlers: [Int32: () -> Void] = [:]
+    private var signalFD: Int32 = -1
+
+    init() throws {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw KioskError.errno("epoll_create1") }
+    }
+
+    deinit {
+        if signalFD >= 0 { close(signalFD) }
+        close(epoll)
+    }
+
+    func watch(_ fd: Int32, _ handler: @escaping () -> Void) throws {
+        var ev = epoll_event()
+        ev.events = EPOLLIN.rawValue
+        ev.data.fd = fd
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) == 0 else { throw KioskError.errno("epoll_ctl add fd \(fd)") }
+        handlers[fd] = handler
+    }
+
+    /// Blocks `signals` for normal delivery and reports them through the loop instead.
+    func watch(signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in signals { sigaddset(&mask, s) }
+        guard sigprocmask(SIG_BLOCK, &mask, nil) == 0 else { throw KioskError.errno("sigprocmask") }
+        signalFD = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+        guard signalFD >= 0 else { throw KioskError.errno("signalfd") }
+        let fd = signalFD
+        try watch(fd) {
+            var info = signalfd_siginfo()
+            while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+                handler(Int32(info.ssi_signo))
+            }
+        }
+    }
+
+    /// Waits for and runs ready handlers once; `timeout` in ms (-1: forever).
+    func runOnce(timeout: Int32 = -1) throws {
+        var events = [epoll_event](repeating: epoll_event(), count: 8)
+        let n = epoll_wait(epoll, &events, Int32(events.count), timeout)
+        if n < 0 {
+            if errno == EINTR { return }
+            throw KioskError.errno("epoll_wait")
+        }
+        for i in 0..<Int(n) { handlers[events[i].data.fd]?() }
+    }
+}
+
+public struct KioskError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+    static func errno(_ what: String) -> KioskError { KioskError("\(what): \(String(cString: strerror(Glibc.errno)))") }
+}
+
+/// CLOCK_MONOTONIC in seconds: the clock of libinput's event times and DRM's flip times.
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

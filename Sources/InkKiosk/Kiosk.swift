@@ -1,0 +1,133 @@
+import Foundation
+import Glibc
+import InkCore
+import InkRender
+import InkInput
+import InkDisplay
+
+public struct KioskOptions: Sendable {
+    public var seat = "seat0"
+    public var card: String? = nil
+    public var connector: String? = nil
+    public var mode: String? = nil
+    public var tty: String? = nil
+    /// Lock VT switching (a kiosk) instead of handling it (a device a technician may switch away from).
+    public var lockVT = true
+    /// Carry on without a console (e.g. started from ssh); the console may then show through.
+    public var requireConsole = false
+    public var pipeline = PipelineOptions()
+    public var recordPath: String? = nil
+    public var statsPath: String? = nil
+    public var configure: @Sendable (inout InteractionSettings) -> Void = { _ in }
+    public init() {}
+}
+
+/// `inkkiosk run`: libinput in, DRM/KMS out, one thread. A frame is drawn when input is
+/// pending and no page flip is in flight; everything that arrived meanwhile goes into it.
+public final class Kiosk {
+    public let display: DRMDisplay
+    public let seat: LibinputSeat
+    public let pipeline: FramePipeline
+    private let console: Console?
+    private let loop: EventLoop
+    private let recorder: SessionRecorder?
+    private let options: KioskOptions
+    private var latency = LatencyLog()
+    private var oldestUnrendered: Double?
+    private var running = true
+    private var active = true
+    /// Where status lines go (stderr); the screen shows ink only.
+    private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
+
+    public init(options: KioskOptions) throws {
+        self.options = options
+        loop = try EventLoop()
+        display = try DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode)
+        do {
+            console = try Console(path: options.tty, switching: options.lockVT ? .locked : .handled(release: SIGUSR1, acquire: SIGUSR2))
+        } catch {
+            if options.requireConsole { throw error }
+            console = nil
+        }
+        seat = try LibinputSeat(seat: options.seat)
+        var settings = InteractionSettings(screen: display.size)
+        options.configure(&settings)
+        settings.screen = display.size
+        pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: options.pipeline)
+        recorder = options.recordPath.map(SessionRecorder.init)
+        if console == nil { log("no virtual terminal to take over: the console is left as it is") }
+        log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz, seat \(options.seat)")
+    }
+
+    /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
+    public func run() throws {
+        try loop.watch(seat.fileDescriptor) { [unowned self] in readInput() }
+        try loop.watch(display.fileDescriptor) { [unowned self] in display.handleEvents() }
+        display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
+        try loop.watch(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [unowned self] signal in handle(signal) }
+        readInput()
+        try drawIfDue()
+        while running {
+            try loop.runOnce()
+            try drawIfDue()
+        }
+        try finish()
+    }
+
+    private func readInput() {
+        for e in seat.dispatch() {
+            switch e {
+            case .added(let d):
+                pipeline.addDevice(d)
+                recorder?.added(d)
+                log("input device \(d.id): \(d.name) (\(d.kind.rawValue)\(d.direct ? ", direct" : ""))")
+            case .removed(let id):
+                recorder?.removed(id, at: monotonicNow())
+                pipeline.removeDevice(id)
+                log("input device \(id) removed")
+            case .input(let event):
+                recorder?.record(event)
+                pipeline.handle(event)
+                if oldestUnrendered == nil { oldestUnrendered = event.time }
+            }
+        }
+    }
+
+    private func drawIfDue() throws {
+        guard active, pipeline.needsFrame, !display.flipPending else { return }
+        let report = try pipeline.renderFrame()
+        latency.frame(oldestEvent: oldestUnrendered, flipRequested: monotonicNow(), render: report.renderSeconds)
+        oldestUnrendered = nil
+    }
+
+    private func handle(_ signal: Int32) {
+        switch signal {
+        case SIGUSR1:   // the VT is being switched away: let go of the display
+            active = false
+            display.release()
+            console?.allowRelease()
+        case SIGUSR2:   // back on our VT
+            display.acquire()
+            console?.acknowledgeAcquire()
+            active = true
+            pipeline.redrawAll()
+        default:
+            log("signal \(signal): stopping")
+            running = false
+        }
+    }
+
+    private func finish() throws {
+        try recorder?.write()
+        if let path = options.statsPath {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(latency.report).write(to: URL(fileURLWithPath: path))
+        }
+        let r = latency.report
+        log(String(format: "%d frames; input→flip median %.2f ms p99 %.2f ms; flip→scanout median %.2f ms p99 %.2f ms; render median %.2f ms p99 %.2f ms",
+                   r.frames, r.inputToFlipMs.median, r.inputToFlipMs.p99, r.flipToScanoutMs.median, r.flipToScanoutMs.p99,
+                   r.renderMs.median, r.renderMs.p99))
+        console?.restore()
+    }
+}

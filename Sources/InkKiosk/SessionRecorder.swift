@@ -1,0 +1,48 @@
+import Foundation
+import InkCore
+
+/// Records what the kiosk receives as an `.inklog`, so that `inkkiosk replay` reproduces the
+/// screen. A device unplugged mid-stroke is written as the proximity-out and touch-ups that end
+/// its strokes, exactly as the kiosk ended them.
+public final class SessionRecorder {
+    public let path: String
+    private var devices: [DeviceInfo] = []
+    private var events: [InkEvent] = []
+    private var lastAxes: [Int: (ToolType, Axes)] = [:]
+    private var inProximity: Set<Int> = []
+    private var touching: [Int: Set<Int>] = [:]
+
+    public init(path: String) { self.path = path }
+
+    public func added(_ device: DeviceInfo) {
+        if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
+    }
+
+    public func record(_ e: InkEvent) {
+        events.append(e)
+        switch e.kind {
+        case let .proximity(isIn, tool, _, axes):
+            if isIn { inProximity.insert(e.device); lastAxes[e.device] = (tool, axes) } else { inProximity.remove(e.device) }
+        case let .tip(_, axes), let .axis(axes):
+            if let tool = lastAxes[e.device]?.0 { lastAxes[e.device] = (tool, axes) }
+        case let .touchDown(slot, _, _): touching[e.device, default: []].insert(slot)
+        case let .touchUp(slot), let .touchCancel(slot): touching[e.device]?.remove(slot)
+        default: break
+        }
+    }
+
+    public func removed(_ id: Int, at time: Double) {
+        if inProximity.contains(id), let (tool, axes) = lastAxes[id] {
+            record(InkEvent(time: time, device: id, kind: .proximity(isIn: false, tool: tool, serial: nil, axes: axes)))
+        }
+        for slot in (touching[id] ?? []).sorted() { record(InkEvent(time: time, device: id, kind: .touchUp(slot: slot))) }
+    }
+
+    /// Writes the recording (temporary file, then rename, so a reader never sees half of it).
+    public func write() throws {
+        let text = InklogWriter().document(devices: devices, events: events)
+        let tmp = path + ".tmp"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
+        _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: tmp))
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import InkKiosk
+
+/// Where the kiosk runs: the seat, the screen, the console.
+struct KioskArguments: ParsableArguments {
+    @Option(help: "libinput seat.")
+    var seat = "seat0"
+
+    @Option(help: "DRM card, e.g. /dev/dri/card0 (default: the first with a connected screen).")
+    var card: String?
+
+    @Option(help: "Connector name, e.g. HDMI-A-1 (default: the first connected). See `inkkiosk devices`.")
+    var connector: String?
+
+    @Option(help: "Mode, e.g. 1920x1080 or 1920x1080@60 (default: the screen's preferred mode).")
+    var mode: String?
+
+    @Option(help: "Virtual terminal to take over (default: stdin's VT, else the active one).")
+    var tty: String?
+
+    @Flag(name: .customLong("allow-vt-switch"), help: "Let Ctrl-Alt-Fn switch VTs (the kiosk lets go of the screen while away). Default: locked.")
+    var allowVTSwitch = false
+
+    @Flag(name: .customLong("require-console"), help: "Refuse to start without a virtual terminal to put in graphics mode.")
+    var requireConsole = false
+
+    @Option(name: .customLong("latency-stats"), help: "Write per-frame latency figures (JSON) here on exit.")
+    var latencyStats: String?
+
+    @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
+    var noPrediction = false
+
+    func options(_ ink: InkOptions, record: String? = nil) -> KioskOptions {
+        var o = KioskOptions()
+        o.seat = seat; o.card = card; o.connector = connector; o.mode = mode; o.tty = tty
+        o.lockVT = !allowVTSwitch
+        o.requireConsole = requireConsole
+        o.pipeline = ink.pipelineOptions(prediction: !noPrediction)
+        o.statsPath = latencyStats
+        o.recordPath = record
+        let settings = ink
+        o.configure = { settings.apply(to: &$0) }
+        return o
+    }
+}
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "The kiosk: take over the screen (DRM/KMS) and the seat (libinput) and draw with pen and fingers.",
+        discussion: "Stops on SIGTERM or SIGINT, restoring the console.")
+
+    @OptionGroup var kiosk: KioskArguments
+    @OptionGroup var ink: InkOptions
+
+    func run() throws { try runKiosk(kiosk.options(ink)) }
+}
+
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Run the kiosk and record everything it receives, for `inkkiosk replay`.")
+
+    @Argument(help: "Where to write the recording (.inklog), on exit.")
+    var output: String
+
+    @OptionGroup var kiosk: KioskArguments
+    @OptionGroup var ink: InkOptions
+
+    func run() throws { try runKiosk(kiosk.options(ink, record: output)) }
+}
+
+func runKiosk(_ options: KioskOptions) throws {
+    do {
+        try Kiosk(options: options).run()
+    } catch let e as CustomStringConvertible where !(e is ExitCode) && !(e is CleanExit) {
+        throw CleanExit.message(e.description, code: 1)
+    }
+}
