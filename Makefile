@@ -6,7 +6,7 @@ RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release demo test bench clean
+.PHONY: help deps build release demo test e2e bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -20,7 +20,7 @@ build: deps ## Debug build (swift build)
 release: deps ## Release build (swift build -c release)
 	$(SWIFT) build -c release
 
-demo: release ## Replay every Tests/Recordings/*.inklog into out/demo/ as PNG, SVG and PDF
+demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/), and every recording replayed to PNG, SVG, PDF
 	@mkdir -p $(DEMO_DIR)
 	@for rec in $(RECORDINGS); do \
 	    name=$$(basename $$rec .inklog); \
@@ -30,10 +30,15 @@ demo: release ## Replay every Tests/Recordings/*.inklog into out/demo/ as PNG, S
 	        || { echo "$$err" >&2; echo "demo: replay of $$rec failed" >&2; exit 1; }; \
 	    echo "$$rec -> $(DEMO_DIR)/$$name.{png,svg,pdf} ($$tool)"; \
 	done
-	@echo "demo output in $(DEMO_DIR)/"
+	@E2E_OUT=$(DEMO_DIR)/vm scripts/e2e.sh $(RELEASE_BIN)
+	@echo "demo output in $(DEMO_DIR)/ (the VM's screen: $(DEMO_DIR)/vm/)"
 
-test: deps ## Run the unit tests (swift test)
+test: release ## Every test: swift test, then the VM proof (as make e2e)
 	$(SWIFT) test
+	scripts/e2e.sh $(RELEASE_BIN)
+
+e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, touch and pad; checks the screendumps
+	scripts/e2e.sh $(RELEASE_BIN)
 
 bench: release ## Release build, then the benchmark (scripts/bench.sh)
 	scripts/bench.sh

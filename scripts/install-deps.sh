@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Installs what inkkiosk needs to build, test and export on Debian 12.
+# Installs what inkkiosk needs to build, test and export on Debian 12; with --e2e also what the
+# VM proof needs (QEMU, busybox, udev, python3-evdev, libinput's tools, Pillow for the checks).
 # Idempotent: prints nothing and touches nothing when everything is already there.
 set -euo pipefail
 
-PACKAGES=(pkg-config libcairo2-dev librsvg2-bin poppler-utils fonts-dejavu-core python3)
+PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev
+          librsvg2-bin poppler-utils fonts-dejavu-core python3)
+if [[ ${1:-} == --e2e ]]; then
+    PACKAGES+=(qemu-system-x86 busybox-static udev kmod cpio libinput-tools
+               python3-evdev python3-libevdev python3-yaml python3-pil)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -95,7 +95,7 @@ enum ConsoleRestore {
                 signal(sig, SIG_DFL)
                 raise(sig)
             }
-            action.sa_flags = Int32(SA_RESETHAND)
+            action.sa_flags = Int32(truncatingIfNeeded: SA_RESETHAND)
             sigaction(sig, &action, nil)
         }
     }

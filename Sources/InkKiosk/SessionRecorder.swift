@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import InkCore
 
 /// Records what the kiosk receives as an `.inklog`, so that `inkkiosk replay` reproduces the
@@ -38,11 +39,25 @@ public final class SessionRecorder {
         for slot in (touching[id] ?? []).sorted() { record(InkEvent(time: time, device: id, kind: .touchUp(slot: slot))) }
     }
 
-    /// Writes the recording (temporary file, then rename, so a reader never sees half of it).
+    /// Writes the recording: a temporary file, synced, then renamed over the target, so a
+    /// reader never sees half of it and a crash leaves the previous file intact.
     public func write() throws {
         let text = InklogWriter().document(devices: devices, events: events)
         let tmp = path + ".tmp"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
-        _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: tmp))
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw KioskError.errno("cannot create \(tmp)") }
+        defer { close(fd) }
+        let ok = Data(text.utf8).withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return true }
+            var done = 0
+            while done < bytes.count {
+                let n = Glibc.write(fd, base + done, bytes.count - done)
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
+        }
+        guard ok, fsync(fd) == 0 else { throw KioskError.errno("cannot write \(tmp)") }
+        guard rename(tmp, path) == 0 else { throw KioskError.errno("cannot rename \(tmp) to \(path)") }
     }
 }

@@ -129,7 +129,14 @@ public struct Interaction: Sendable {
             }
             pens[id] = pen
         } else if !isDown && pen.tipDown {
-            // The tip-up position is not ink: the pen is already off the surface.
+            // libinput smooths tablet positions, so the tip-up event carries where the pen
+            // really left the surface: the stroke reaches it, at the last pressure (the tip-up
+            // pressure of 0 is the lift, not ink).
+            if let last = pen.axes, var s = sample(id, axes, time), let previous = sample(id, last, time),
+               s.location.distance(to: previous.location) > 0.5 {
+                s.pressure = previous.pressure
+                intents.append(.appendSample(.pen(device: id), s))
+            }
             pen.tipDown = false
             pen.axes = axes
             pens[id] = pen

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""Checks the VM session's screenshots: what a person would see on the kiosk's screen.
+
+    check.py WORK_DIR INKKIOSK_BINARY
+
+WORK_DIR holds shots/*.png (QMP screendumps of the real DRM scanout), the kiosk's own
+recordings (session*.inklog), its latency figures (session*-latency.json) and the guest log.
+Prints one line per check and exits non-zero if any failed, naming the screenshot.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from PIL import Image
+
+WORK, BIN = sys.argv[1], sys.argv[2]
+W, H = 1280, 800
+INK = (13, 23, 89)          # RGBA.ink in 8 bits
+results = []
+
+
+def shot(name):
+    path = os.path.join(WORK, "shots", f"{name}.png")
+    if not os.path.exists(path):
+        return None, path
+    return Image.open(path).convert("RGB"), path
+
+
+def check(ok, what, path=""):
+    results.append(ok)
+    print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f"   [{path}]"), flush=True)
+
+
+def px(x, y):
+    return int(round(x * W)), int(round(y * H))
+
+
+def darkness(im, x, y):
+    r, g, b = im.getpixel((x, y))
+    return 1 - (r + g + b) / (3 * 255)
+
+
+def ink_near(im, x, y, radius=2):
+    return any(darkness(im, x + dx, y + dy) > 0.25
+               for dy in range(-radius, radius + 1) for dx in range(-radius, radius + 1)
+               if 0 <= x + dx < W and 0 <= y + dy < H)
+
+
+def thickness(im, x, y, span=30):
+    return sum(1 for yy in range(max(0, y - span), min(H, y + span)) if darkness(im, x, yy) > 0.5)
+
+
+def ink_count(im, box):
+    x0, y0, x1, y1 = box
+    return sum(1 for y in range(y0, y1) for x in range(x0, x1) if darkness(im, x, y) > 0.25)
+
+
+def alpha_at(im, x, y):
+    """The preview's opacity over white paper, from the red channel."""
+    r, _, _ = im.getpixel((x, y))
+    return (255 - r) / (255 - INK[0])
+
+
+def along(im, y, x0, x1, step=0.05):
+    xs = [x0 + i * step for i in range(int(round((x1 - x0) / step)) + 1)]
+    return [ink_near(im, *px(x, y), radius=1) for x in xs]
+
+
+def compare(a, b):
+    """Largest channel difference and the share of pixels that differ by more than 40."""
+    diff_max, differing = 0, 0
+    pa, pb = a.load(), b.load()
+    for y in range(H):
+        for x in range(W):
+            d = max(abs(c1 - c2) for c1, c2 in zip(pa[x, y], pb[x, y]))
+            diff_max = max(diff_max, d)
+            differing += d > 40
+    return diff_max, differing / (W * H)
+
+
+def main():
+    # --- session 1: pen ---------------------------------------------------------------
+    im, p = shot("hover-near")
+    if im:
+        a = alpha_at(im, *px(0.25, 0.15))
+        check(a > 0.85, f"hovering close, the preview shows under the pen (alpha {a:.2f})", p)
+        near = a
+    im, p = shot("hover-far")
+    if im:
+        a = alpha_at(im, *px(0.25, 0.15))
+        expected = 1 - (0.7 - 0.1) / 0.9
+        check(abs(a - expected) < 0.12 and a < near, f"farther away the preview is fainter (alpha {a:.2f}, formula {expected:.2f})", p)
+    im, p = shot("hover-gone")
+    if im:
+        check(ink_count(im, (0, 0, W, H)) == 0, "after proximity-out the preview is gone and nothing else is drawn", p)
+
+    im, p = shot("pressure")
+    if im:
+        light = thickness(im, *px(0.3, 0.3))
+        firm = thickness(im, *px(0.7, 0.3))
+        check(light >= 1 and firm >= light + 3, f"higher pressure gives visibly wider ink (light {light} px, firm {firm} px)", p)
+        check(all(along(im, 0.3, 0.17, 0.43)) and all(along(im, 0.3, 0.57, 0.83)), "ink along both pressed strokes", p)
+        check(not any(along(im, 0.5, 0.1, 0.9)), "no ink where the pen only hovered", p)
+
+    im, p = shot("erased")
+    if im:
+        check(not any(along(im, 0.3, 0.17, 0.43)) and all(along(im, 0.3, 0.57, 0.83)),
+              "after a side-button click the pen erases (light stroke gone, firm stroke kept)", p)
+        check(ink_count(im, (*px(0.28, 0.2), *px(0.32, 0.4))) == 0, "the eraser stroke left no ink", p)
+    im, p = shot("switched-back")
+    if im:
+        check(all(along(im, 0.45, 0.17, 0.83)), "a second click switches back to the pen", p)
+    im, p = shot("finger")
+    if im:
+        check(not any(along(im, 0.6, 0.2, 0.8)), "after the pen was used, a finger does not draw", p)
+
+    # --- session 2: calligraphy, unplug, libinput replay -----------------------------------
+    im, p = shot("calligraphy")
+    if im:
+        across = thickness(im, *px(0.5, 0.2))
+        along_ = thickness(im, *px(0.5, 0.35))
+        check(across >= 10 and along_ <= 4, f"calligraphy follows the tilt (nib across: {across} px, along: {along_} px)", p)
+    im, p = shot("replug")
+    if im:
+        check(any(along(im, 0.5, 0.2, 0.3)), "the stroke cut by the unplug kept its ink", p)
+        check(all(along(im, 0.65, 0.2, 0.8)), "after unplugging and plugging the tablet back, the next stroke draws", p)
+    im, p = shot("libinput-replay")
+    if im:
+        check(all(along(im, 0.8, 0.3, 0.7)), "a session played by `libinput replay` draws", p)
+
+    # --- the kiosk's own recordings, replayed offscreen, give the same picture ----------------
+    for session, tool, final in (("session1", "pen", "final1"), ("session2", "calligraphy", "final2")):
+        im, p = shot(final)
+        rec = os.path.join(WORK, f"{session}.inklog")
+        if im is None or not os.path.exists(rec):
+            check(False, f"{session}: screenshot and recording exist", p)
+            continue
+        out = os.path.join(WORK, f"{session}-replay.png")
+        r = subprocess.run([BIN, "replay", rec, "--size", f"{W}x{H}", "--tool", tool, "--png", out],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"{session}: its recording replays ({r.stderr.strip()[:200]})", rec)
+        if r.returncode == 0:
+            worst, share = compare(im, Image.open(out).convert("RGB"))
+            check(share < 0.001, f"{session}: replay matches the screen (max difference {worst}, {share * 100:.3f}% of pixels differ)", p)
+
+    # --- the console after SIGTERM ----------------------------------------------------------
+    for session in ("session1", "session2"):
+        path = os.path.join(WORK, f"{session}-kdmode.txt")
+        mode = open(path).read().strip() if os.path.exists(path) else "missing"
+        check(mode == "0", f"{session}: after SIGTERM the console is back in text mode (KDGETMODE {mode})", path)
+
+    # --- latency ------------------------------------------------------------------------------
+    for session in ("session1", "session2"):
+        path = os.path.join(WORK, f"{session}-latency.json")
+        if os.path.exists(path):
+            r = json.load(open(path))
+            print(f"     {session} latency over {r['frames']} frames: input→flip median {r['inputToFlipMs']['median']:.2f} ms"
+                  f" p99 {r['inputToFlipMs']['p99']:.2f} ms; flip→scanout median {r['flipToScanoutMs']['median']:.2f} ms"
+                  f" p99 {r['flipToScanoutMs']['p99']:.2f} ms; render median {r['renderMs']['median']:.2f} ms"
+                  f" p99 {r['renderMs']['p99']:.2f} ms")
+        else:
+            check(False, f"{session}: latency figures written", path)
+
+    failed = results.count(False)
+    print(f"e2e: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+"""The pen and finger sessions the VM proof plays on the real kernel (run inside the VM).
+
+    scenario.py INKKIOSK_BINARY            the sessions; screenshots via vm-shot
+    scenario.py --record-libinput OUT.yml  records a pen line with `libinput record`
+
+Devices are uinput copies of real hardware (scripts/vm/uinput_devices.py). The kiosk is the
+real binary on /dev/dri/card0, recording what it receives; the host checks the screenshots
+afterwards (check.py). Every step waits a little so the (emulated, slow) guest can draw.
+"""
+import fcntl
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "vm"))
+from uinput_devices import Pad, Pen, Touch  # noqa: E402
+
+WORK = os.environ.get("IK_WORK", "/tmp")
+SETTLE = 0.6
+KDGETMODE = 0x4B3B
+
+
+def say(msg):
+    print(f"scenario: {msg}", flush=True)
+
+
+def shot(name):
+    time.sleep(SETTLE)
+    subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-shot"), name], check=True)
+
+
+def console_mode():
+    with open("/dev/tty0", "rb") as tty:
+        buf = fcntl.ioctl(tty.fileno(), KDGETMODE, struct.pack("i", 0))
+    return struct.unpack("i", buf)[0]
+
+
+@contextmanager
+def hovering(pen, x, y, distance):
+    """A real pen keeps reporting while it hovers (libinput ends proximity after 50 ms of
+    silence): keep it reporting, with a little hand tremor, while the body runs."""
+    stop = threading.Event()
+
+    def report():
+        i = 0
+        while not stop.is_set():
+            pen.move(x + (0.0004 if i % 2 else 0), y, distance=distance)
+            i += 1
+
+    pen.hover_in(x, y, distance=distance)
+    worker = threading.Thread(target=report)
+    worker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        worker.join()
+
+
+class Kiosk:
+    """`inkkiosk record` as a child process, ready once it has seen the devices."""
+
+    def __init__(self, binary, session, *args, devices=3):
+        self.session = session
+        self.log_path = os.path.join(WORK, f"{session}.log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [binary, "record", os.path.join(WORK, f"{session}.inklog"),
+             "--latency-stats", os.path.join(WORK, f"{session}-latency.json"), *args],
+            stdout=self.log, stderr=self.log)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            text = open(self.log_path).read()
+            if text.count("input device") >= devices:
+                break
+            if self.proc.poll() is not None:
+                raise SystemExit(f"scenario: the kiosk exited early:\n{text}")
+            time.sleep(0.1)
+        else:
+            raise SystemExit(f"scenario: the kiosk did not report its devices:\n{open(self.log_path).read()}")
+        time.sleep(SETTLE)
+        say(f"{session}: kiosk running (pid {self.proc.pid})")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        status = self.proc.wait(timeout=30)
+        self.log.close()
+        mode = console_mode()
+        with open(os.path.join(WORK, f"{self.session}-kdmode.txt"), "w") as f:
+            f.write(f"{mode}\n")
+        say(f"{self.session}: kiosk exited with {status}; console mode {mode} (0 = text)")
+        print(open(self.log_path).read(), flush=True)
+        if status != 0:
+            raise SystemExit(f"scenario: the kiosk exited with status {status}")
+
+
+def line(y, x0, x1, steps=50):
+    return [(x0 + (x1 - x0) * i / steps, y) for i in range(steps + 1)]
+
+
+def session_one(binary, pen, touch):
+    kiosk = Kiosk(binary, "session1", "--tool", "pen")
+    # Hover: close, farther, gone.
+    with hovering(pen, 0.25, 0.15, 0.05):
+        shot("hover-near")
+    with hovering(pen, 0.25, 0.15, 0.7):
+        shot("hover-far")
+    pen.out()
+    shot("hover-gone")
+    # Light and firm strokes on one line; then the pen only hovers across y = 0.5.
+    pen.stroke(line(0.3, 0.15, 0.45), pressure=0.1)
+    pen.out()
+    pen.stroke(line(0.3, 0.55, 0.85), pressure=0.9)
+    for x, y in line(0.5, 0.1, 0.9, 40):
+        pen.move(x, y, distance=0.08)
+    pen.out()
+    shot("pressure")
+    # A side-button click: the previous tool (the eraser) crosses the light stroke.
+    pen.hover_in(0.3, 0.22, distance=0.1)
+    pen.click("stylus", 80)
+    pen.stroke([(0.3, 0.22 + 0.16 * i / 30) for i in range(31)], pressure=0.5)
+    pen.out()
+    shot("erased")
+    pen.hover_in(0.15, 0.45, distance=0.1)
+    pen.click("stylus", 80)
+    pen.stroke(line(0.45, 0.15, 0.85), pressure=0.5)
+    pen.out()
+    shot("switched-back")
+    touch.swipe(line(0.6, 0.2, 0.8, 30))
+    shot("finger")
+    shot("final1")
+    kiosk.stop()
+    shot("after-exit1")
+
+
+def session_two(binary, pen, touch):
+    kiosk = Kiosk(binary, "session2", "--tool", "calligraphy")
+    pen.stroke(line(0.2, 0.2, 0.8), pressure=0.6, tilt=(50, 0))
+    pen.out()
+    pen.stroke(line(0.35, 0.2, 0.8), pressure=0.6, tilt=(0, 50))
+    pen.out()
+    shot("calligraphy")
+    # Unplug the tablet mid-stroke, plug it back, draw again.
+    pen.hover_in(0.2, 0.5, distance=0.1, tilt=(50, 0))
+    pen.down(0.6)
+    for x, y in line(0.5, 0.2, 0.3, 15)[1:]:
+        pen.move(x, y, pressure=0.6)
+    pen.destroy()
+    time.sleep(1.0)
+    pen.create()
+    time.sleep(1.0)
+    pen.stroke(line(0.65, 0.2, 0.8), pressure=0.6, tilt=(50, 0))
+    pen.out()
+    shot("replug")
+    # The ecosystem's own player: a recorded pen line at y = 0.8.
+    recording = os.path.join(HERE, "pen-line.libinput.yml")
+    player = subprocess.Popen(["/usr/bin/python3", "/usr/libexec/libinput/libinput-replay", recording],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(2.0)   # the replayed device appears and the kiosk picks it up (hotplug)
+    player.stdin.write("\n")
+    player.stdin.flush()
+    player.stdin.close()   # after the one replay, the player's next prompt reads EOF and it exits
+    out = player.stdout.read()
+    player.wait(timeout=30)
+    say(f"libinput replay: {out.strip()[-300:]}")
+    shot("libinput-replay")
+    shot("final2")
+    kiosk.stop()
+
+
+def record_libinput(out):
+    """Records a pen line with libinput's own recorder, for check runs with libinput replay."""
+    pen = Pen()
+    rec = subprocess.Popen(["libinput", "record", "--output-file", out, pen.devnode])
+    time.sleep(1.5)
+    pen.stroke(line(0.8, 0.3, 0.7, 60), pressure=0.6, tilt=(50, 0))
+    pen.out()
+    time.sleep(0.5)
+    rec.send_signal(signal.SIGINT)
+    rec.wait(timeout=10)
+    pen.destroy()
+    say(f"recorded {out}")
+
+
+def main():
+    if sys.argv[1:2] == ["--record-libinput"]:
+        record_libinput(sys.argv[2])
+        return
+    binary = sys.argv[1]
+    pen, touch, pad = Pen(), Touch(), Pad()
+    try:
+        session_one(binary, pen, touch)
+        session_two(binary, pen, touch)
+    finally:
+        for d in (pen, touch, pad):
+            d.destroy()
+
+
+if __name__ == "__main__":
+    main()

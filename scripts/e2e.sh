@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The proof on a real kernel: boots Debian's kernel in QEMU (bochs DRM, uinput devices copied
+# from real hardware), runs `inkkiosk record` on /dev/dri/card0 while scripted pen and finger
+# sessions play, takes the screen with QMP screendump, and checks those pixels on the host.
+# Usage: scripts/e2e.sh [BINARY]   (default: .build/release/inkkiosk)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=${1:-.build/release/inkkiosk}
+[[ -x $BIN ]] || { echo "e2e: $BIN is missing; run 'make release' first" >&2; exit 1; }
+scripts/install-deps.sh --e2e
+
+# The guest mounts its own /tmp, so everything it runs travels in the shared work directory.
+WORK=$(mktemp -d /tmp/inkkiosk-e2e-XXXXXX)
+KIT=$WORK/kit
+mkdir -p "$KIT/Tests/e2e" "$KIT/scripts"
+cp "$BIN" "$KIT/inkkiosk"
+cp -r scripts/vm "$KIT/scripts/"
+cp Tests/e2e/* "$KIT/Tests/e2e/"
+
+echo "e2e: work directory $WORK"
+status=0
+python3 scripts/vm/run.py --work "$WORK" --timeout 900 --quiet -- "$KIT/Tests/e2e/guest.sh" || status=$?
+if (( status != 0 )); then
+    echo "e2e: the VM session failed (status $status); console log: $WORK/console.log; screenshots: $WORK/shots/" >&2
+    tail -40 "$WORK/console.log" >&2 || true
+fi
+echo "e2e: screenshots in $WORK/shots/"
+if [[ -n ${E2E_OUT:-} ]]; then
+    mkdir -p "$E2E_OUT" && cp "$WORK"/shots/*.png "$E2E_OUT"/ 2>/dev/null || true
+    echo "e2e: screenshots copied to $E2E_OUT/"
+fi
+# The checks' summary ("e2e: N passed, N failed") is the last line.
+/usr/bin/python3 Tests/e2e/check.py "$WORK" "$BIN" || status=1
+exit $status
