@@ -6,6 +6,8 @@ import InkCore
 public struct DeviceDetails: Sendable {
     public var info: DeviceInfo
     public var node: String
+    /// Whether the kernel reports the device's physical size (resolution); pads often do not.
+    public var sizeKnown: Bool
     /// Tablet axes the hardware reports (pressure, distance, tilt, …).
     public var axes: [String]
     /// Pen buttons and tools (stylus, stylus2, eraser end).
@@ -23,11 +25,14 @@ extension LibinputSeat {
             let sysname = String(cString: libinput_device_get_sysname(device))
             let abs = Self.bits("/sys/class/input/\(sysname)/device/capabilities/abs")
             let key = Self.bits("/sys/class/input/\(sysname)/device/capabilities/key")
-            var d = DeviceDetails(info: describe(device, id: id), node: "/dev/input/\(sysname)", axes: [], buttons: [])
+            var w = 0.0, h = 0.0
+            let sized = libinput_device_get_size(device, &w, &h) == 0
+            var d = DeviceDetails(info: describe(device, id: id), node: "/dev/input/\(sysname)", sizeKnown: sized,
+                                  axes: [], buttons: [])
             switch d.info.kind {
             case .tablet:
                 let names: [(Int, String)] = [(0x18, "pressure"), (0x19, "distance"), (0x1a, "tilt-x"), (0x1b, "tilt-y"),
-                                              (0x07, "rotation"), (0x08, "wheel/slider")]
+                                              (0x02, "rotation (ABS_Z)"), (0x08, "wheel (ABS_WHEEL)")]
                 d.axes = ["x", "y"] + names.filter { abs.contains($0.0) }.map(\.1)
                 let buttons: [(Int, String)] = [(0x14b, "stylus (BTN_STYLUS)"), (0x14c, "stylus2 (BTN_STYLUS2)"),
                                                 (0x149, "stylus3 (BTN_STYLUS3)"), (0x141, "eraser end (BTN_TOOL_RUBBER)")]

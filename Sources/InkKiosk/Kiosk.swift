@@ -11,6 +11,8 @@ public struct KioskOptions: Sendable {
     public var connector: String? = nil
     public var mode: String? = nil
     public var tty: String? = nil
+    /// Calibration matrix for touchscreens and screen tablets (6 numbers, libinput's order).
+    public var calibration: [Float]? = nil
     /// Lock VT switching (a kiosk) instead of handling it (a device a technician may switch away from).
     public var lockVT = true
     /// Carry on without a console (e.g. started from ssh); the console may then show through.
@@ -49,7 +51,7 @@ public final class Kiosk {
             if options.requireConsole { throw error }
             console = nil
         }
-        seat = try LibinputSeat(seat: options.seat)
+        seat = try LibinputSeat(seat: options.seat, calibration: options.calibration)
         var settings = InteractionSettings(screen: display.size)
         options.configure(&settings)
         settings.screen = display.size

@@ -20,7 +20,8 @@ struct DevicesCommand: ParsableCommand {
             if details.isEmpty { print("  (no tablet, touchscreen or tablet pad)") }
             for d in details {
                 let i = d.info
-                print("  \(i.id). \(i.name)  [\(i.kind.rawValue)\(i.direct ? ", direct" : "")]  \(d.node)  \(fmt(i.widthMM))x\(fmt(i.heightMM)) mm")
+                print("  \(i.id). \(i.name)  [\(i.kind.rawValue)\(i.direct ? ", direct" : "")]  \(d.node)  "
+                      + (d.sizeKnown ? "\(fmt(i.widthMM))x\(fmt(i.heightMM)) mm" : "size unknown"))
                 if !d.axes.isEmpty { print("       axes: \(d.axes.joined(separator: ", "))") }
                 if !d.buttons.isEmpty { print("       buttons: \(d.buttons.joined(separator: ", "))") }
                 if let n = d.touchSlots { print("       touch slots: \(n < 0 ? "unknown" : String(n))") }

@@ -19,6 +19,9 @@ struct KioskArguments: ParsableArguments {
     @Option(help: "Virtual terminal to take over (default: stdin's VT, else the active one).")
     var tty: String?
 
+    @Option(help: "Calibration matrix for touchscreens and screen tablets: six numbers \"a b c d e f\" (x' = a·x + b·y + c, y' = d·x + e·y + f, in 0…1 units).")
+    var calibration: String?
+
     @Flag(name: .customLong("allow-vt-switch"), help: "Let Ctrl-Alt-Fn switch VTs (the kiosk lets go of the screen while away). Default: locked.")
     var allowVTSwitch = false
 
@@ -31,9 +34,22 @@ struct KioskArguments: ParsableArguments {
     @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
     var noPrediction = false
 
+    func validate() throws {
+        if let calibration, parsedCalibration == nil {
+            throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\" (got \"\(calibration)\")")
+        }
+    }
+
+    var parsedCalibration: [Float]? {
+        guard let calibration else { return nil }
+        let values = calibration.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Float($0) }
+        return values.count == 6 && values.allSatisfy(\.isFinite) ? values : nil
+    }
+
     func options(_ ink: InkOptions, record: String? = nil) -> KioskOptions {
         var o = KioskOptions()
         o.seat = seat; o.card = card; o.connector = connector; o.mode = mode; o.tty = tty
+        o.calibration = parsedCalibration
         o.lockVT = !allowVTSwitch
         o.requireConsole = requireConsole
         o.pipeline = ink.pipelineOptions(prediction: !noPrediction)

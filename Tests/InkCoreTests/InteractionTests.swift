@@ -246,3 +246,27 @@ private func finger(_ rig: inout Rig, slot: Int = 0, y: Double, end: InkEventKin
         #expect(!rig.document.canRedo)
     }
 }
+
+@Suite struct TipUp {
+    @Test func theStrokeReachesWhereThePenLeftTheSurface() throws {
+        // libinput smooths positions: the last axis event lags, the tip-up event has the real end.
+        var rig = Rig()
+        rig.send(.proximity(isIn: true, tool: .pen, serial: 1, axes: rig.axes(0.2, 0.2, pressure: 0, distance: 0.3)))
+        rig.send(.tip(isDown: true, axes: rig.axes(0.2, 0.2, pressure: 0.7)))
+        rig.send(.axis(rig.axes(0.3, 0.2, pressure: 0.7)))
+        rig.send(.tip(isDown: false, axes: rig.axes(0.32, 0.2, pressure: 0, distance: 0.02)))
+        let stroke = try #require(rig.document.strokes.first)
+        #expect(stroke.samples.count == 3)
+        let last = try #require(stroke.samples.last)
+        #expect(abs(last.location.x - 0.32 * 1600) < 1e-6 && last.pressure == 0.7)
+    }
+
+    @Test func aLiftInPlaceAddsNothing() throws {
+        var rig = Rig()
+        rig.send(.proximity(isIn: true, tool: .pen, serial: 1, axes: rig.axes(0.2, 0.2, pressure: 0, distance: 0.3)))
+        rig.send(.tip(isDown: true, axes: rig.axes(0.2, 0.2, pressure: 0.7)))
+        rig.send(.axis(rig.axes(0.3, 0.2, pressure: 0.7)))
+        rig.send(.tip(isDown: false, axes: rig.axes(0.3, 0.2, pressure: 0, distance: 0.02)))
+        #expect(try #require(rig.document.strokes.first).samples.count == 2)
+    }
+}

@@ -80,6 +80,14 @@ def compare(a, b):
 
 
 def main():
+    # --- `inkkiosk devices` on the VM ----------------------------------------------------
+    path = os.path.join(WORK, "devices.txt")
+    listing = open(path).read() if os.path.exists(path) else ""
+    print(listing.rstrip())
+    check("[tablet]" in listing and "pressure, distance, tilt-x, tilt-y" in listing and "rotation" in listing and "[touch, direct]" in listing
+          and "[pad]" in listing and "Virtual-1: connected" in listing,
+          "`inkkiosk devices` lists the pen's axes, the touchscreen, the pad and the connector", path)
+
     # --- session 1: pen ---------------------------------------------------------------
     im, p = shot("hover-near")
     if im:

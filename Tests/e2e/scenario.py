@@ -196,6 +196,11 @@ def main():
         return
     binary = sys.argv[1]
     pen, touch, pad = Pen(), Touch(), Pad()
+    # What a technician sees when installing: `inkkiosk devices`.
+    listing = subprocess.run([binary, "devices"], capture_output=True, text=True, timeout=60)
+    with open(os.path.join(WORK, "devices.txt"), "w") as f:
+        f.write(listing.stdout + listing.stderr)
+    print(listing.stdout, flush=True)
     try:
         session_one(binary, pen, touch)
         session_two(binary, pen, touch)
