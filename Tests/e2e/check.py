@@ -123,12 +123,25 @@ def main():
     if im:
         check(not any(along(im, 0.6, 0.2, 0.8)), "after the pen was used, a finger does not draw", p)
 
+    im, p = shot("vt-locked")
+    if im:
+        check(all(along(im, 0.3, 0.57, 0.83)) and darkness(im, 20, 20) < 0.05,
+              "with VT switching locked, Ctrl-Alt-F2 does not leave the kiosk", p)
+
     # --- session 2: calligraphy, unplug, libinput replay -----------------------------------
     im, p = shot("calligraphy")
     if im:
         across = thickness(im, *px(0.5, 0.2))
         along_ = thickness(im, *px(0.5, 0.35))
         check(across >= 10 and along_ <= 4, f"calligraphy follows the tilt (nib across: {across} px, along: {along_} px)", p)
+    im, p = shot("vt-away")
+    if im:
+        paper = sum(1 for x in range(0, W, 40) for y in range(0, H, 40) if darkness(im, x, y) < 0.05)
+        check(paper == 0, f"switched to VT 2, the kiosk has let go of the screen ({paper} paper-white samples left)", p)
+    im, p = shot("vt-back")
+    if im:
+        check(all(along(im, 0.2, 0.22, 0.78)) and darkness(im, 20, 20) < 0.05,
+              "back on its VT, the kiosk takes the screen back and redraws the ink", p)
     im, p = shot("replug")
     if im:
         check(any(along(im, 0.5, 0.2, 0.3)), "the stroke cut by the unplug kept its ink", p)

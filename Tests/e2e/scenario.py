@@ -26,6 +26,7 @@ from uinput_devices import Pad, Pen, Touch  # noqa: E402
 WORK = os.environ.get("IK_WORK", "/tmp")
 SETTLE = 0.6
 KDGETMODE = 0x4B3B
+VT_ACTIVATE, VT_WAITACTIVE = 0x5606, 0x5607
 
 
 def say(msg):
@@ -63,6 +64,21 @@ def hovering(pen, x, y, distance):
     finally:
         stop.set()
         worker.join()
+
+
+def switch_vt(n, wait=True):
+    """What Ctrl-Alt-Fn does: asks the kernel to switch to VT n. Returns None or the error."""
+    with open("/dev/tty0", "wb") as tty:
+        try:
+            fcntl.ioctl(tty.fileno(), VT_ACTIVATE, n)
+        except OSError as e:
+            return e
+        if wait:
+            done = threading.Event()
+            threading.Thread(target=lambda: (fcntl.ioctl(tty.fileno(), VT_WAITACTIVE, n), done.set()), daemon=True).start()
+            if not done.wait(10):
+                return TimeoutError(f"VT {n} did not become active")
+    return None
 
 
 class Kiosk:
@@ -136,18 +152,27 @@ def session_one(binary, pen, touch):
     shot("switched-back")
     touch.swipe(line(0.6, 0.2, 0.8, 30))
     shot("finger")
+    # VT switching is locked in kiosk mode: Ctrl-Alt-F2 must not leave the kiosk.
+    say(f"session1: switching to VT 2 while locked: {switch_vt(2, wait=False)}")
+    time.sleep(1.0)
+    shot("vt-locked")
     shot("final1")
     kiosk.stop()
     shot("after-exit1")
 
 
 def session_two(binary, pen, touch):
-    kiosk = Kiosk(binary, "session2", "--tool", "calligraphy")
+    kiosk = Kiosk(binary, "session2", "--tool", "calligraphy", "--allow-vt-switch")
     pen.stroke(line(0.2, 0.2, 0.8), pressure=0.6, tilt=(50, 0))
     pen.out()
     pen.stroke(line(0.35, 0.2, 0.8), pressure=0.6, tilt=(0, 50))
     pen.out()
     shot("calligraphy")
+    # A technician's VT switch: the kiosk lets go of the screen, then takes it back and redraws.
+    say(f"session2: to VT 2: {switch_vt(2)}")
+    shot("vt-away")
+    say(f"session2: back to VT 1: {switch_vt(1)}")
+    shot("vt-back")
     # Unplug the tablet mid-stroke, plug it back, draw again.
     pen.hover_in(0.2, 0.5, distance=0.1, tilt=(50, 0))
     pen.down(0.6)
