@@ -55,7 +55,10 @@ public final class Kiosk {
         var settings = InteractionSettings(screen: display.size)
         options.configure(&settings)
         settings.screen = display.size
-        pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: options.pipeline)
+        // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
+        var pipelineOptions = options.pipeline
+        if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
+        pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
         recorder = options.recordPath.map(SessionRecorder.init)
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz, seat \(options.seat)")

@@ -37,7 +37,7 @@ struct InkOptions: ParsableArguments {
     @Option(name: .customLong("pen-only-after-pen"), help: "Seconds that fingers stop drawing after a pen was used (0: fingers always draw).")
     var penOnlyAfterPen = 300.0
 
-    @Option(help: "Frame rate of the replay's frame clock, and the prediction horizon (1/fps).")
+    @Option(help: "Frame rate of replay's frame clock and its prediction horizon (1/fps); the kiosk uses the display's refresh rate.")
     var fps = 60.0
 
     enum HoldEraserChoice: String, ExpressibleByArgument { case stylus, stylus2, none }
