@@ -18,6 +18,8 @@ let package = Package(
                        providers: [.apt(["libinput-dev", "libudev-dev"])]),
         .systemLibrary(name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
                        providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CLibUdev", path: "Sources/CLibUdev", pkgConfig: "libudev",
+                       providers: [.apt(["libudev-dev"])]),
         // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
@@ -28,7 +30,7 @@ let package = Package(
         // libinput on a udev seat -> InkEvents (one end that touches the kernel).
         .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
-        .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLinux"]),
+        .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [

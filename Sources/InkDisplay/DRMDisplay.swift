@@ -7,7 +7,7 @@ import InkRender
 /// mode (or a named one), two dumb buffers flipped with page-flip events. Frames are drawn in
 /// RAM; only damaged rectangles are copied into the back buffer. With two buffers the back
 /// buffer is two frames old, so it also receives the previous frame's damage.
-public final class DRMDisplay: Display {
+public final class DRMDisplay: Display, CursorPlane {
     public let card: DRMCard
     public let connector: ConnectorInfo
     public let size: PixelSize
@@ -20,8 +20,11 @@ public final class DRMDisplay: Display {
     private var savedCrtc: UnsafeMutablePointer<drmModeCrtc>?
     private var modeSet = false
     private var dirtyFBSupported = true
+    /// Whether the connector has a screen; while it has none, frames stay in RAM.
+    public private(set) var connected = true
     /// A page flip was requested and has not completed: the next frame must wait.
     public private(set) var flipPending = false
+    private lazy var cursor = DRMCursor(fd: card.fd, crtc: crtcID)
     /// Called when a flip completes, with the vblank time (CLOCK_MONOTONIC seconds).
     public var onFlipComplete: ((Double) -> Void)?
 
@@ -112,6 +115,7 @@ public final class DRMDisplay: Display {
     /// Shows the frame: damaged rectangles into the back buffer, then a page flip (or, the first
     /// time, the mode set). Call only when `flipPending` is false.
     public func present(_ frame: ImageSurface, damage: DamageRegion) throws {
+        guard connected else { return }
         let backIndex = modeSet ? 1 - front : front
         let back = buffers[backIndex]
         let rects = modeSet ? damage.rects + previousDamage : [Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))]
@@ -155,6 +159,39 @@ public final class DRMDisplay: Display {
             display.onFlipComplete?(Double(sec) + Double(usec) / 1e6)
         }
         drmHandleEvent(card.fd, &context)
+    }
+
+    public var cursorSize: Int { DRMCursor.size }
+    public var hasCursorPlane: Bool { cursor.supported }
+    public func showCursor(_ image: ImageSurface, hotspot: (x: Int, y: Int), at location: Point) -> Bool {
+        modeSet && cursor.show(image, hotspot: hotspot, at: location)
+    }
+    public func moveCursor(to location: Point, hotspot: (x: Int, y: Int)) { cursor.move(to: location, hotspot: hotspot) }
+    public func hideCursor() { cursor.hide() }
+
+    public enum ConnectorChange: Sendable { case none, unplugged, replugged }
+
+    /// After a hotplug event: an unplugged screen stops the flips; a screen plugged back gets the
+    /// mode set again (the same size, so the picture in RAM still fits) and the whole picture.
+    public func checkConnector() -> ConnectorChange {
+        guard let c = drmModeGetConnector(card.fd, connector.id) else { return .none }
+        defer { drmModeFreeConnector(c) }
+        let isConnected = c.pointee.connection == DRM_MODE_CONNECTED && c.pointee.count_modes > 0
+        if connected && !isConnected {
+            connected = false
+            flipPending = false   // a flip to a gone screen may never complete
+            return .unplugged
+        }
+        if !connected && isConnected {
+            let modes = (0..<Int(c.pointee.count_modes)).map { c.pointee.modes[$0] }
+            let sameSize = modes.filter { Int($0.hdisplay) == size.width && Int($0.vdisplay) == size.height }
+            guard let m = sameSize.first(where: { $0.vrefresh == mode.vrefresh }) ?? sameSize.first else { return .none }
+            mode = m
+            modeSet = false
+            connected = true
+            return .replugged
+        }
+        return .none
     }
 
     /// Gives the display up (VT switched away) or takes it back; after taking it back the whole

@@ -28,6 +28,8 @@ public final class FramePipeline {
     /// Input arrived (or state changed) since the last frame.
     public private(set) var needsFrame = true
     public private(set) var samplesReceived = 0
+    /// What the hardware cursor shows, if the display has one and the hover preview is on it.
+    private var cursorShows: (brush: Brush, alpha: Double, nibAngle: Double)?
 
     public init(settings: InteractionSettings, devices: [DeviceInfo], display: Display, options: PipelineOptions = PipelineOptions()) throws {
         interaction = Interaction(settings: settings, devices: devices)
@@ -79,6 +81,27 @@ public final class FramePipeline {
         return FrameReport(renderSeconds: (ContinuousClock.now - start).inSeconds, damagedPixels: damage.pixelCount, damageRects: damage.rects.count)
     }
 
+    /// Puts the hover preview on the display's cursor plane; false if it has none (or the
+    /// preview does not fit), and the overlay draws it instead.
+    private func showOnCursorPlane(_ hover: HoverState) -> Bool {
+        guard let plane = display as? CursorPlane, plane.hasCursorPlane,
+              HoverCursor.fits(hover, size: plane.cursorSize) else { return false }
+        let hotspot = (x: plane.cursorSize / 2, y: plane.cursorSize / 2)
+        // Alpha in 64 steps: a hover that only moves re-uses the image and moves the plane.
+        let alpha = (hover.alpha * 64).rounded() / 64
+        let nibAngle = hover.brush.tool == .calligraphy ? (hover.nibAngle * 90 / .pi).rounded() : 0
+        if let shown = cursorShows, shown.brush == hover.brush, shown.alpha == alpha, shown.nibAngle == nibAngle {
+            plane.moveCursor(to: hover.location, hotspot: hotspot)
+            return true
+        }
+        var h = hover
+        h.alpha = alpha
+        guard let image = try? HoverCursor.image(for: h, size: plane.cursorSize),
+              plane.showCursor(image, hotspot: hotspot, at: hover.location) else { return false }
+        cursorShows = (hover.brush, alpha, nibAngle)
+        return true
+    }
+
     private func overlayScene() -> OverlayScene {
         var scene = OverlayScene()
         for (source, stroke) in document.active where stroke.brush.tool != .eraser {
@@ -86,6 +109,12 @@ public final class FramePipeline {
             if !predicted.isEmpty { scene.predictions[source] = predicted }
         }
         scene.hovers = interaction.hover.keys.sorted().compactMap { interaction.hover[$0] }
+        if let first = scene.hovers.first, showOnCursorPlane(first) {
+            scene.hovers.removeFirst()
+        } else if cursorShows != nil, let plane = display as? CursorPlane {
+            plane.hideCursor()
+            cursorShows = nil
+        }
         if interaction.paletteVisible { scene.palette = renderer.palette }
         if interaction.currentTool == .debug {
             scene.debugDiagrams = scene.hovers.map(\.sample)

@@ -31,6 +31,7 @@ public final class Kiosk {
     public let seat: LibinputSeat
     public let pipeline: FramePipeline
     private let console: Console?
+    private let connectors: ConnectorMonitor?
     private let loop: EventLoop
     private let recorder: SessionRecorder?
     private let options: KioskOptions
@@ -52,6 +53,7 @@ public final class Kiosk {
             console = nil
         }
         seat = try LibinputSeat(seat: options.seat, calibration: options.calibration)
+        connectors = try? ConnectorMonitor()
         var settings = InteractionSettings(screen: display.size)
         options.configure(&settings)
         settings.screen = display.size
@@ -68,6 +70,16 @@ public final class Kiosk {
     public func run() throws {
         try loop.watch(seat.fileDescriptor) { [unowned self] in readInput() }
         try loop.watch(display.fileDescriptor) { [unowned self] in display.handleEvents() }
+        if let connectors {
+            try loop.watch(connectors.fileDescriptor) { [unowned self] in
+                guard connectors.drain() else { return }
+                switch display.checkConnector() {
+                case .unplugged: log("\(display.connector.name) unplugged: drawing continues off screen")
+                case .replugged: log("\(display.connector.name) plugged back: mode set again"); pipeline.redrawAll()
+                case .none: break
+                }
+            }
+        }
         display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
         try loop.watch(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [unowned self] signal in handle(signal) }
         readInput()

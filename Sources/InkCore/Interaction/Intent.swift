@@ -15,4 +15,8 @@ public struct HoverState: Sendable, Equatable {
     public var brush: Brush
     public var sample: Sample
     public var nibAngle: Double
+
+    public init(location: Point, alpha: Double, brush: Brush, sample: Sample, nibAngle: Double) {
+        self.location = location; self.alpha = alpha; self.brush = brush; self.sample = sample; self.nibAngle = nibAngle
+    }
 }
