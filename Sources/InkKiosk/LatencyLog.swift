@@ -1,9 +1,11 @@
 /// Per-frame latency: from the oldest event the frame shows (its kernel time) to the flip
-/// request, and from the flip request to the flip's completion (vblank).
+/// request, and from the flip request to the flip's completion (vblank). A kiosk runs for
+/// weeks: only the most recent frames are kept, so memory stays bounded.
 public struct LatencyLog: Sendable {
-    public private(set) var inputToFlip: [Double] = []
-    public private(set) var flipToScanout: [Double] = []
-    public private(set) var renderSeconds: [Double] = []
+    public private(set) var inputToFlip = RecentValues()
+    public private(set) var flipToScanout = RecentValues()
+    public private(set) var renderSeconds = RecentValues()
+    private var frames = 0
     private var pendingRequest: Double?
 
     public init() {}
@@ -11,6 +13,7 @@ public struct LatencyLog: Sendable {
     mutating func frame(oldestEvent: Double?, flipRequested: Double, render: Double) {
         if let oldestEvent { inputToFlip.append(max(0, flipRequested - oldestEvent)) }
         renderSeconds.append(render)
+        frames += 1
         pendingRequest = flipRequested
     }
 
@@ -23,10 +26,10 @@ public struct LatencyLog: Sendable {
     }
 
     public var report: LatencyReport {
-        LatencyReport(frames: renderSeconds.count,
-                      inputToFlipMs: Summary(inputToFlip.map { $0 * 1000 }),
-                      flipToScanoutMs: Summary(flipToScanout.map { $0 * 1000 }),
-                      renderMs: Summary(renderSeconds.map { $0 * 1000 }))
+        LatencyReport(frames: frames,
+                      inputToFlipMs: Summary(inputToFlip.values.map { $0 * 1000 }),
+                      flipToScanoutMs: Summary(flipToScanout.values.map { $0 * 1000 }),
+                      renderMs: Summary(renderSeconds.values.map { $0 * 1000 }))
     }
 }
 
@@ -35,4 +38,20 @@ public struct LatencyReport: Sendable, Codable {
     public var inputToFlipMs: Summary
     public var flipToScanoutMs: Summary
     public var renderMs: Summary
+}
+
+/// The last `capacity` values appended (a ring).
+public struct RecentValues: Sendable {
+    public let capacity: Int
+    private var ring: [Double] = []
+    private var next = 0
+
+    public init(capacity: Int = 100_000) { self.capacity = capacity }
+
+    public mutating func append(_ v: Double) {
+        if ring.count < capacity { ring.append(v) } else { ring[next] = v }
+        next = (next + 1) % capacity
+    }
+
+    public var values: [Double] { ring }
 }

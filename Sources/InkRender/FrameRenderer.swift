@@ -110,13 +110,16 @@ public final class FrameRenderer {
                              stroke.brush.color.withAlpha(1))]
         }
         let committed = layers[stroke.id]?.committedPieces ?? 0
-        var samples = stroke.samples, angles = stroke.nibAngles
+        // A piece needs its two samples before it: take only the tail, so a long stroke costs
+        // no more per frame than a short one.
+        let start = max(0, committed - 2)
+        var samples = Array(stroke.samples[start...]), angles = Array(stroke.nibAngles[start...])
         for p in predicted {
             samples.append(p)
             angles.append(stroke.brush.nibAngle(for: p, previous: angles.last))
         }
         let shaper = StrokeShaper(brush: stroke.brush)
-        return (committed..<samples.count).flatMap { shaper.piece($0, samples: samples, nibAngles: angles).shapes }
+        return (committed - start..<samples.count).flatMap { shaper.piece($0, samples: samples, nibAngles: angles).shapes }
     }
 
     private func commitFinalPieces(of stroke: Stroke, into layer: StrokeLayer, done: Bool, damage: inout DamageRegion) {

@@ -189,3 +189,11 @@ private final class Live {
         }
     }
 }
+
+@Suite struct LatencyMemory {
+    @Test func onlyTheMostRecentFramesAreKept() {
+        var r = RecentValues(capacity: 4)
+        for v in 1...10 { r.append(Double(v)) }
+        #expect(r.values.sorted() == [7, 8, 9, 10])
+    }
+}

@@ -21,6 +21,8 @@ public struct Stroke: Sendable, Equatable {
     public private(set) var nibAngles: [Double] = []
     /// Where this frame's samples start; all but the last of them are coalesced.
     private var frameStart = 0
+    /// The box around the sample positions, kept as samples arrive (erasing and repainting ask often).
+    private var centreBounds = Rect.empty
 
     public init(id: StrokeID, brush: Brush, source: StrokeSource) {
         self.id = id; self.brush = brush; self.source = source
@@ -30,6 +32,7 @@ public struct Stroke: Sendable, Equatable {
         var s = sample
         s.isPredicted = false
         samples.append(s)
+        centreBounds = centreBounds.including(s.location)
         nibAngles.append(brush.nibAngle(for: s, previous: nibAngles.last))
     }
 
@@ -40,6 +43,7 @@ public struct Stroke: Sendable, Equatable {
             return false
         }
         samples[i].applyUpdate(from: real)
+        centreBounds = Rect.bounding(samples.map(\.location))
         for j in i..<samples.count {
             nibAngles[j] = brush.nibAngle(for: samples[j], previous: j > 0 ? nibAngles[j - 1] : nil)
         }
@@ -55,5 +59,5 @@ public struct Stroke: Sendable, Equatable {
     }
 
     /// The bounding box of the stroke's centre line, grown by the brush's widest reach.
-    public var bounds: Rect { Rect.bounding(samples.map(\.location)).outset(by: brush.reach) }
+    public var bounds: Rect { centreBounds.outset(by: brush.reach) }
 }
