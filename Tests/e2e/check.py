@@ -150,6 +150,19 @@ def main():
     if im:
         check(all(along(im, 0.8, 0.3, 0.7)), "a session played by `libinput replay` draws", p)
 
+    # --- a resistive kiosk controller, before and after the udev rule -------------------------
+    before = os.path.join(WORK, "devices-resistive-untagged.txt")
+    text = open(before).read() if os.path.exists(before) else ""
+    check("eGalax" in text and "resolution" in text,
+          "`inkkiosk devices` says libinput ignored the untagged resistive controller, and why", before)
+    after = os.path.join(WORK, "devices-resistive-tagged.txt")
+    text = open(after).read() if os.path.exists(after) else ""
+    check("eGalax Inc. USB TouchController  [touch, direct]" in text,
+          "with deploy/udev's rule it is a touchscreen", after)
+    im, p = shot("resistive")
+    if im:
+        check(all(along(im, 0.9, 0.22, 0.78)), "and it draws", p)
+
     # --- the kiosk's own recordings, replayed offscreen, give the same picture ----------------
     for session, tool, final in (("session1", "pen", "final1"), ("session2", "calligraphy", "final2")):
         im, p = shot(final)

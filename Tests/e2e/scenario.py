@@ -21,7 +21,8 @@ from contextlib import contextmanager
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "vm"))
-from uinput_devices import Pad, Pen, Touch  # noqa: E402
+from uinput_devices import Device, Pad, Pen, Touch  # noqa: E402
+from evdev import AbsInfo, ecodes as e  # noqa: E402
 
 WORK = os.environ.get("IK_WORK", "/tmp")
 SETTLE = 0.6
@@ -116,6 +117,59 @@ class Kiosk:
         print(open(self.log_path).read(), flush=True)
         if status != 0:
             raise SystemExit(f"scenario: the kiosk exited with status {status}")
+
+
+class ResistiveTouch(Device):
+    """A resistive kiosk touch controller as an eGalax/EETI reports itself: BTN_TOOL_PEN and
+    BTN_TOUCH with x/y, no resolution, no INPUT_PROP_DIRECT (udev calls it a tablet)."""
+
+    NAME = "eGalax Inc. USB TouchController"
+    VENDOR, PRODUCT = 0x0EEF, 0x0001
+    RATE = 100.0
+
+    def capabilities(self):
+        return {e.EV_KEY: [e.BTN_TOOL_PEN, e.BTN_TOUCH],
+                e.EV_ABS: [(e.ABS_X, AbsInfo(0, 0, 2047, 0, 0, 0)), (e.ABS_Y, AbsInfo(0, 0, 2047, 0, 0, 0))]}
+
+    def swipe(self, points):
+        for i, (x, y) in enumerate(points):
+            self.write(e.EV_ABS, e.ABS_X, round(x * 2047))
+            self.write(e.EV_ABS, e.ABS_Y, round(y * 2047))
+            if i == 0:
+                self.write(e.EV_KEY, e.BTN_TOOL_PEN, 1)
+                self.write(e.EV_KEY, e.BTN_TOUCH, 1)
+            self.sync()
+        self.write(e.EV_KEY, e.BTN_TOUCH, 0)
+        self.write(e.EV_KEY, e.BTN_TOOL_PEN, 0)
+        self.sync()
+
+
+def devices_listing(binary, name):
+    listing = subprocess.run([binary, "devices"], capture_output=True, text=True, timeout=60)
+    with open(os.path.join(WORK, name), "w") as f:
+        f.write(listing.stdout + listing.stderr)
+    print(listing.stdout, flush=True)
+
+
+def session_three(binary):
+    """The resistive controller: ignored by libinput as udev tags it, a touchscreen once the
+    project's udev rule (deploy/udev) is installed; then it draws like a finger."""
+    egalax = ResistiveTouch()
+    time.sleep(0.5)
+    devices_listing(binary, "devices-resistive-untagged.txt")
+    rules = "/run/udev/rules.d"
+    os.makedirs(rules, exist_ok=True)
+    subprocess.run(["cp", os.path.join(ROOT, "deploy", "udev", "70-inkkiosk-resistive-touch.rules"), rules], check=True)
+    subprocess.run(["udevadm", "control", "--reload"], check=True)
+    egalax.destroy()
+    egalax.create()
+    subprocess.run(["udevadm", "settle"], check=True)
+    devices_listing(binary, "devices-resistive-tagged.txt")
+    kiosk = Kiosk(binary, "session3", "--tool", "pen", devices=4)
+    egalax.swipe(line(0.9, 0.2, 0.8, 40))
+    shot("resistive")
+    kiosk.stop()
+    egalax.destroy()
 
 
 def line(y, x0, x1, steps=50):
@@ -222,13 +276,11 @@ def main():
     binary = sys.argv[1]
     pen, touch, pad = Pen(), Touch(), Pad()
     # What a technician sees when installing: `inkkiosk devices`.
-    listing = subprocess.run([binary, "devices"], capture_output=True, text=True, timeout=60)
-    with open(os.path.join(WORK, "devices.txt"), "w") as f:
-        f.write(listing.stdout + listing.stderr)
-    print(listing.stdout, flush=True)
+    devices_listing(binary, "devices.txt")
     try:
         session_one(binary, pen, touch)
         session_two(binary, pen, touch)
+        session_three(binary)
     finally:
         for d in (pen, touch, pad):
             d.destroy()
