@@ -20,6 +20,8 @@ let package = Package(
                        providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLibUdev", path: "Sources/CLibUdev", pkgConfig: "libudev",
                        providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
@@ -32,7 +34,7 @@ let package = Package(
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux"]),
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib"]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -61,6 +61,15 @@ public final class FramePipeline {
         needsFrame = true
     }
 
+    /// Finished edits since the last call, for the journal.
+    public func takeEdits() -> [DocumentEdit] { document.takeEdits() }
+
+    /// Brings back a journalled drawing (after a restart); the next frame shows all of it.
+    public func restore(_ edits: [DocumentEdit]) {
+        document.restore(edits)
+        needsFrame = true
+    }
+
     /// The next frame repaints the whole screen (after the display was away).
     public func redrawAll() { renderer.invalidateAll(); needsFrame = true }
 

@@ -19,6 +19,8 @@ public struct KioskOptions: Sendable {
     public var requireConsole = false
     public var pipeline = PipelineOptions()
     public var recordPath: String? = nil
+    /// The stroke journal: every finished edit is synced here, and restored on start.
+    public var journalPath: String? = nil
     public var statsPath: String? = nil
     public var configure: @Sendable (inout InteractionSettings) -> Void = { _ in }
     public init() {}
@@ -34,6 +36,9 @@ public final class Kiosk {
     private let connectors: ConnectorMonitor?
     private let loop: EventLoop
     private let recorder: SessionRecorder?
+    private let journal: StrokeJournal?
+    /// Edits the journal could not take yet (disk full, read-only): kept, and retried.
+    private var unsaved: [DocumentEdit] = []
     private let options: KioskOptions
     private var latency = LatencyLog()
     private var oldestUnrendered: Double?
@@ -62,6 +67,18 @@ public final class Kiosk {
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
         pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
         recorder = options.recordPath.map(SessionRecorder.init)
+        var journal: StrokeJournal?
+        if let path = options.journalPath {
+            do { journal = try StrokeJournal(path: path) } catch {
+                FileHandle.standardError.write(Data("inkkiosk: warning: \(error); ink will not survive a restart\n".utf8))
+            }
+        }
+        self.journal = journal
+        if let journal {
+            if let warning = journal.warning { FileHandle.standardError.write(Data("inkkiosk: warning: \(warning)\n".utf8)) }
+            if !journal.recovered.isEmpty { pipeline.restore(journal.recovered) }
+        }
+        if let journal { log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes") }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz, seat \(options.seat)")
     }
@@ -107,6 +124,20 @@ public final class Kiosk {
                 pipeline.handle(event)
                 if oldestUnrendered == nil { oldestUnrendered = event.time }
             }
+        }
+        saveEdits()
+    }
+
+    /// A finished stroke is on disk before the next input is read.
+    private func saveEdits() {
+        guard let journal else { return }
+        unsaved += pipeline.takeEdits()
+        guard !unsaved.isEmpty else { return }
+        do {
+            try journal.append(unsaved)
+            unsaved.removeAll()
+        } catch {
+            log("warning: cannot save ink (\(error)); \(unsaved.count) edits kept in memory, retrying with the next stroke")
         }
     }
 

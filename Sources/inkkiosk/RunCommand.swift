@@ -28,6 +28,9 @@ struct KioskArguments: ParsableArguments {
     @Flag(name: .customLong("require-console"), help: "Refuse to start without a virtual terminal to put in graphics mode.")
     var requireConsole = false
 
+    @Option(help: "Stroke journal: every finished stroke is synced here and restored on start (never lose ink).")
+    var journal: String?
+
     @Option(name: .customLong("latency-stats"), help: "Write per-frame latency figures (JSON) here on exit.")
     var latencyStats: String?
 
@@ -55,6 +58,7 @@ struct KioskArguments: ParsableArguments {
         o.pipeline = ink.pipelineOptions(prediction: !noPrediction)
         o.statsPath = latencyStats
         o.recordPath = record
+        o.journalPath = journal
         let settings = ink
         o.configure = { settings.apply(to: &$0) }
         return o

@@ -163,6 +163,13 @@ def main():
     if im:
         check(all(along(im, 0.9, 0.22, 0.78)), "and it draws", p)
 
+    # --- never lose ink: kill -9 and restart -------------------------------------------------
+    im, p = shot("journal-restored")
+    if im:
+        check(all(all(along(im, y, 0.22, 0.78)) for y in (0.2, 0.35, 0.5)),
+              "after kill -9 and a restart, every finished stroke is back", p)
+        check(not any(along(im, 0.65, 0.2, 0.5)), "and the stroke cut by the kill is not half-drawn", p)
+
     # --- the kiosk's own recordings, replayed offscreen, give the same picture ----------------
     for session, tool, final in (("session1", "pen", "final1"), ("session2", "calligraphy", "final2")):
         im, p = shot(final)

@@ -172,6 +172,28 @@ def session_three(binary):
     egalax.destroy()
 
 
+def session_four(binary, pen):
+    """Never lose ink: kill -9 the kiosk in the middle of a stroke; the restarted kiosk shows
+    every finished stroke from its journal, and not the unfinished one."""
+    journal = os.path.join(WORK, "journal.inkj")
+    kiosk = Kiosk(binary, "session4", "--journal", journal)
+    for y in (0.2, 0.35, 0.5):
+        pen.stroke(line(y, 0.2, 0.8, 30), pressure=0.6)
+        pen.out()
+    pen.hover_in(0.2, 0.65, distance=0.1)
+    pen.down(0.6)
+    for x, y in line(0.65, 0.2, 0.5, 20)[1:]:
+        pen.move(x, y, pressure=0.6)
+    kiosk.proc.kill()   # SIGKILL mid-stroke: no clean-up at all
+    kiosk.proc.wait(timeout=10)
+    pen.up()
+    pen.out()
+    say("session4: killed mid-stroke; restarting on the same journal")
+    kiosk = Kiosk(binary, "session4-restart", "--journal", journal)
+    shot("journal-restored")
+    kiosk.stop()
+
+
 def line(y, x0, x1, steps=50):
     return [(x0 + (x1 - x0) * i / steps, y) for i in range(steps + 1)]
 
@@ -281,6 +303,7 @@ def main():
         session_one(binary, pen, touch)
         session_two(binary, pen, touch)
         session_three(binary)
+        session_four(binary, pen)
     finally:
         for d in (pen, touch, pad):
             d.destroy()

@@ -9,6 +9,8 @@ public struct Document: Sendable {
     private var redoStack: [Edit] = []
     private var nextID = 1
     private var changes = DocumentChanges()
+    /// Edits not yet handed to the journal (`takeEdits`).
+    private var edits: [DocumentEdit] = []
     /// Strokes an eraser stroke in progress has removed (one undo step when it ends).
     private var erasing: [StrokeSource: [(index: Int, stroke: Stroke)]] = [:]
 
@@ -48,7 +50,7 @@ public struct Document: Sendable {
             stroke.state = .cancelled
             changes.ended.append(stroke)
             if let removed = erasing.removeValue(forKey: source), !removed.isEmpty {
-                push(.erased(removed))   // what an eraser already removed stays removed, undoably
+                pushErase(removed)   // what an eraser already removed stays removed, undoably
             }
         }
     }
@@ -63,11 +65,17 @@ public struct Document: Sendable {
         stroke.state = .done
         changes.ended.append(stroke)
         if stroke.brush.tool == .eraser {
-            if let removed = erasing.removeValue(forKey: source), !removed.isEmpty { push(.erased(removed)) }
+            if let removed = erasing.removeValue(forKey: source), !removed.isEmpty { pushErase(removed) }
             return
         }
         strokes.append(stroke)
         push(.added(stroke))
+        edits.append(.added(stroke))
+    }
+
+    private mutating func pushErase(_ removed: [(index: Int, stroke: Stroke)]) {
+        push(.erased(removed))
+        edits.append(.erased(removed.map(\.stroke.id)))
     }
 
     private mutating func push(_ edit: Edit) {
@@ -115,12 +123,14 @@ public struct Document: Sendable {
         guard let edit = undoStack.popLast() else { return }
         revert(edit)
         redoStack.append(edit)
+        edits.append(.undo)
     }
 
     public mutating func redo() {
         guard let edit = redoStack.popLast() else { return }
         reapply(edit)
         undoStack.append(edit)
+        edits.append(.redo)
     }
 
     /// Removes every finished stroke, as one undoable step.
@@ -129,6 +139,7 @@ public struct Document: Sendable {
         push(.cleared(strokes))
         strokes.removeAll()
         changes.everything = true
+        edits.append(.clear)
     }
 
     private mutating func revert(_ edit: Edit) {
@@ -163,6 +174,39 @@ public struct Document: Sendable {
         }
     }
 
+    /// Finished edits since the last call, in order: what a journal must keep.
+    public mutating func takeEdits() -> [DocumentEdit] {
+        defer { edits.removeAll() }
+        return edits
+    }
+
+    /// Rebuilds the document from journalled edits (after a restart): the same strokes, in the
+    /// same order, with the same undo history.
+    public mutating func restore(_ journal: [DocumentEdit]) {
+        for edit in journal {
+            switch edit {
+            case .added(var stroke):
+                stroke.state = .done
+                strokes.append(stroke)
+                push(.added(stroke))
+                nextID = max(nextID, stroke.id + 1)
+            case .erased(let ids):
+                // Top to bottom, as the eraser removes them, so that undo puts each back in place.
+                var removed: [(index: Int, stroke: Stroke)] = []
+                for index in strokes.indices.reversed() where ids.contains(strokes[index].id) {
+                    removed.append((index, strokes.remove(at: index)))
+                }
+                if !removed.isEmpty { push(.erased(removed)) }
+            case .undo: undo()
+            case .redo: redo()
+            case .clear: clear()
+            }
+        }
+        edits.removeAll()
+        changes = DocumentChanges()
+        changes.everything = true
+    }
+
     /// What changed since the last call; the renderer repaints from it.
     public mutating func takeChanges() -> DocumentChanges {
         defer { changes = DocumentChanges() }
@@ -178,4 +222,11 @@ public struct DocumentChanges: Sendable {
     public var invalid: [Rect] = []
     /// The whole canvas must be repainted (clear, or undoing a clear).
     public var everything = false
+}
+
+/// One finished change to the drawing, in the order it happened.
+public enum DocumentEdit: Sendable, Equatable {
+    case added(Stroke)
+    case erased([StrokeID])
+    case undo, redo, clear
 }

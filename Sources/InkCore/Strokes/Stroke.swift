@@ -24,8 +24,11 @@ public struct Stroke: Sendable, Equatable {
     /// The box around the sample positions, kept as samples arrive (erasing and repainting ask often).
     private var centreBounds = Rect.empty
 
-    public init(id: StrokeID, brush: Brush, source: StrokeSource) {
+    public init(id: StrokeID, brush: Brush, source: StrokeSource, samples: [Sample] = [], state: StrokeState = .active) {
         self.id = id; self.brush = brush; self.source = source
+        for sample in samples { append(sample) }
+        self.state = state
+        frameStart = self.samples.count
     }
 
     public mutating func append(_ sample: Sample) {
@@ -56,6 +59,11 @@ public struct Stroke: Sendable, Equatable {
             for i in frameStart..<(samples.count - 1) { samples[i].isCoalesced = true }
         }
         frameStart = samples.count
+    }
+
+    /// The same ink: where a stroke came from and how it was framed do not matter.
+    public static func == (a: Stroke, b: Stroke) -> Bool {
+        a.id == b.id && a.brush == b.brush && a.state == b.state && a.samples == b.samples
     }
 
     /// The bounding box of the stroke's centre line, grown by the brush's widest reach.

@@ -1,0 +1,139 @@
+import CZlib
+import Foundation
+import Glibc
+import InkCore
+
+/// Never lose ink: every finished edit (a stroke, an erase, undo, redo, clear) is appended to a
+/// journal file and synced to disk before the next stroke starts.
+///
+/// The file is `INKJOURNAL 1\n`, then records: a 4-byte little-endian payload length, a
+/// 4-byte CRC-32 of the payload, the payload (one JSON edit). A crash, `kill -9` or power cut
+/// can leave a torn or corrupt tail: opening the journal keeps every whole record before it,
+/// cuts the rest off, and says so; it never refuses to start.
+public final class StrokeJournal {
+    public let path: String
+    private let fd: Int32
+    /// What opening found: the edits to restore, and what was cut off (if anything).
+    public let recovered: [DocumentEdit]
+    public let warning: String?
+
+    static let magic = Array("INKJOURNAL 1\n".utf8)
+    static let maxRecord = 64 << 20
+
+    public init(path: String) throws {
+        self.path = path
+        (fd, recovered, warning) = try Self.open(path)
+    }
+
+    /// Opens (or creates) the journal and recovers what it holds; a damaged end is cut off.
+    private static func open(_ path: String) throws -> (Int32, [DocumentEdit], String?) {
+        var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError.errno("cannot open the journal \(path)") }
+        let data = readAll(fd)
+        let (edits, goodLength, problem) = parse(data)
+        var warning: String?
+        if let problem {
+            warning = "\(path): \(problem); kept \(edits.count) edits, cut \(data.count - goodLength) bytes"
+        }
+        if data.isEmpty || goodLength < magic.count {
+            if !data.isEmpty {
+                // Not even the header survived, or this is not a journal: keep it aside, start anew.
+                close(fd)
+                _ = rename(path, path + ".damaged")
+                warning = "\(path): \(problem ?? "damaged"); moved aside to \(path).damaged"
+                fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { throw StorageError.errno("cannot recreate the journal \(path)") }
+            }
+            try write(fd, magic, path)
+            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+        } else if problem != nil {
+            guard ftruncate(fd, off_t(goodLength)) == 0, fsync(fd) == 0 else {
+                throw StorageError.errno("cannot cut the damaged end of \(path)")
+            }
+        }
+        guard lseek(fd, 0, SEEK_END) >= 0 else { throw StorageError.errno("cannot seek in \(path)") }
+        return (fd, edits, warning)
+    }
+
+    deinit { close(fd) }
+
+    /// Appends the edits and syncs them to disk. On failure (disk full, read-only) nothing
+    /// half-written stays behind and the error says so; the caller keeps drawing.
+    public func append(_ edits: [DocumentEdit]) throws {
+        guard !edits.isEmpty else { return }
+        var bytes: [UInt8] = []
+        let encoder = JSONEncoder()
+        for edit in edits {
+            let payload = Array(try encoder.encode(JournalEntry(edit)))
+            let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+            bytes += Self.le(UInt32(payload.count)) + Self.le(crc) + payload
+        }
+        let start = lseek(fd, 0, SEEK_END)
+        do {
+            try Self.write(fd, bytes, path)
+            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+        } catch {
+            if start >= 0 { _ = ftruncate(fd, start) }   // leave no torn record behind
+            throw error
+        }
+    }
+
+    // MARK: file format
+
+    static func parse(_ data: [UInt8]) -> (edits: [DocumentEdit], goodLength: Int, problem: String?) {
+        guard data.count >= magic.count, Array(data[0..<magic.count]) == magic else {
+            return ([], 0, data.isEmpty ? nil : "not an inkkiosk journal (bad header)")
+        }
+        var edits: [DocumentEdit] = []
+        var at = magic.count
+        let decoder = JSONDecoder()
+        while at < data.count {
+            guard at + 8 <= data.count else { return (edits, at, "torn record header at byte \(at)") }
+            let length = Int(readLE(data, at)), crc = readLE(data, at + 4)
+            guard length <= maxRecord, at + 8 + length <= data.count else { return (edits, at, "torn record at byte \(at)") }
+            let payload = Array(data[(at + 8)..<(at + 8 + length)])
+            let actual = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+            guard actual == crc else { return (edits, at, "checksum mismatch at byte \(at)") }
+            guard let entry = try? decoder.decode(JournalEntry.self, from: Data(payload)), let edit = entry.edit else {
+                return (edits, at, "unreadable record at byte \(at)")
+            }
+            edits.append(edit)
+            at += 8 + length
+        }
+        return (edits, at, nil)
+    }
+
+    private static func readAll(_ fd: Int32) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        lseek(fd, 0, SEEK_SET)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        return out
+    }
+
+    private static func write(_ fd: Int32, _ bytes: [UInt8], _ path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(fd, base + done, bytes.count - done)
+            }
+            guard n > 0 else { throw StorageError.errno("cannot write \(path)") }
+            done += n
+        }
+    }
+
+    private static func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    private static func readLE(_ d: [UInt8], _ at: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(d[at + $1]) << (8 * $1) }
+    }
+}
+
+public struct StorageError: Error, CustomStringConvertible {
+    public var description: String
+    static func errno(_ what: String) -> StorageError { StorageError(description: "\(what): \(String(cString: strerror(Glibc.errno)))") }
+}
