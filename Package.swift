@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -34,7 +35,8 @@ let package = Package(
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib"]),
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib",
+                                                .product(name: "TOMLKit", package: "TOMLKit")]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

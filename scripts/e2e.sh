@@ -16,7 +16,7 @@ KIT=$WORK/kit
 mkdir -p "$KIT/Tests/e2e" "$KIT/scripts"
 cp "$BIN" "$KIT/inkkiosk"
 cp -r scripts/vm "$KIT/scripts/"
-cp -r deploy "$KIT/"
+cp -r deploy config "$KIT/"
 cp Tests/e2e/* "$KIT/Tests/e2e/"
 
 echo "e2e: work directory $WORK"

@@ -23,11 +23,11 @@ public final class LibinputSeat {
     /// libinput's own messages, e.g. why it ignored a device.
     public private(set) var messages: [String] = []
 
-    /// A calibration matrix (a b c d e f, as libinput and udev's LIBINPUT_CALIBRATION_MATRIX
-    /// take it) for direct devices that accept one: touchscreens and screen tablets.
-    private let calibration: [Float]?
+    /// The calibration matrix (a b c d e f, as libinput and udev's LIBINPUT_CALIBRATION_MATRIX
+    /// take it) for a device, by name; applied to direct devices that accept one.
+    private let calibration: @Sendable (String) -> [Float]?
 
-    public init(seat: String = "seat0", calibration: [Float]? = nil) throws {
+    public init(seat: String = "seat0", calibration: @escaping @Sendable (String) -> [Float]? = { _ in nil }) throws {
         self.calibration = calibration
         guard let udev = udev_new() else { throw InputError("cannot create a udev context") }
         sink = .allocate(capacity: 1)
@@ -95,7 +95,7 @@ public final class LibinputSeat {
         nextID += 1
         ids[key] = id
         handles[key] = libinput_device_ref(device)
-        if var matrix = calibration, matrix.count == 6, libinput_device_config_calibration_has_matrix(device) != 0 {
+        if var matrix = calibration(String(cString: libinput_device_get_name(device))), matrix.count == 6, libinput_device_config_calibration_has_matrix(device) != 0 {
             let status = libinput_device_config_calibration_set_matrix(device, &matrix)
             if status != LIBINPUT_CONFIG_STATUS_SUCCESS {
                 messages.append("\(String(cString: libinput_device_get_name(device))): calibration matrix refused")

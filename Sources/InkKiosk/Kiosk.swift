@@ -57,7 +57,12 @@ public final class Kiosk {
             if options.requireConsole { throw error }
             console = nil
         }
-        seat = try LibinputSeat(seat: options.seat, calibration: options.calibration)
+        var probe = InteractionSettings(screen: PixelSize(width: 1, height: 1))
+        options.configure(&probe)
+        let perDevice = probe.devices, everyDevice = options.calibration
+        seat = try LibinputSeat(seat: options.seat) { name in
+            perDevice.first { $0.matches(name) }?.calibration ?? everyDevice
+        }
         connectors = try? ConnectorMonitor()
         var settings = InteractionSettings(screen: display.size)
         options.configure(&settings)

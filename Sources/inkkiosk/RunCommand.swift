@@ -4,8 +4,11 @@ import InkKiosk
 
 /// Where the kiosk runs: the seat, the screen, the console.
 struct KioskArguments: ParsableArguments {
-    @Option(help: "libinput seat.")
-    var seat = "seat0"
+    @Option(help: "Configuration file (TOML; see config/inkkiosk.toml). Flags given here override it.")
+    var config: String?
+
+    @Option(help: "libinput seat (default: seat0).")
+    var seat: String?
 
     @Option(help: "DRM card, e.g. /dev/dri/card0 (default: the first with a connected screen).")
     var card: String?
@@ -49,18 +52,26 @@ struct KioskArguments: ParsableArguments {
         return values.count == 6 && values.allSatisfy(\.isFinite) ? values : nil
     }
 
-    func options(_ ink: InkOptions, record: String? = nil) -> KioskOptions {
+    /// The kiosk's options: the config file's, then the flags given here.
+    func options(_ ink: InkOptions, record: String? = nil) throws -> KioskOptions {
+        let file = try config.map { path in
+            do { return try KioskConfig.load(path: path) } catch let e as ConfigError {
+                throw CleanExit.message("the configuration has problems; not starting:\n\(e)", code: 1)
+            }
+        } ?? KioskConfig()
         var o = KioskOptions()
-        o.seat = seat; o.card = card; o.connector = connector; o.mode = mode; o.tty = tty
+        o.seat = seat ?? file.seat ?? o.seat
+        o.card = card ?? file.card; o.connector = connector ?? file.connector; o.mode = mode ?? file.mode
+        o.tty = tty
         o.calibration = parsedCalibration
-        o.lockVT = !allowVTSwitch
+        o.lockVT = !(allowVTSwitch || file.allowVTSwitch == true)
         o.requireConsole = requireConsole
-        o.pipeline = ink.pipelineOptions(prediction: !noPrediction)
+        o.pipeline = ink.pipelineOptions(prediction: !noPrediction && file.prediction != false)
         o.statsPath = latencyStats
         o.recordPath = record
-        o.journalPath = journal
-        let settings = ink
-        o.configure = { settings.apply(to: &$0) }
+        o.journalPath = journal ?? file.journal
+        let patch = ink.patch(over: file.ink)
+        o.configure = { patch.apply(to: &$0) }
         return o
     }
 }
@@ -89,6 +100,24 @@ struct RecordCommand: ParsableCommand {
     @OptionGroup var ink: InkOptions
 
     func run() throws { try runKiosk(kiosk.options(ink, record: output)) }
+}
+
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Check a configuration file: every unknown key, wrong type or out-of-range value, with its line.")
+
+    @Argument(help: "The configuration file (TOML).")
+    var file: String
+
+    func run() throws {
+        do {
+            _ = try KioskConfig.load(path: file)
+            print("\(file): ok")
+        } catch let e as ConfigError {
+            throw CleanExit.message("\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s"):\n\(e)", code: 1)
+        }
+    }
 }
 
 func runKiosk(_ options: KioskOptions) throws {

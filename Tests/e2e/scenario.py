@@ -199,7 +199,7 @@ def line(y, x0, x1, steps=50):
 
 
 def session_one(binary, pen, touch):
-    kiosk = Kiosk(binary, "session1", "--tool", "pen")
+    kiosk = Kiosk(binary, "session1", "--config", os.path.join(ROOT, "config", "inkkiosk.toml"))
     # Hover: close, farther, gone.
     with hovering(pen, 0.25, 0.15, 0.05):
         shot("hover-near")

@@ -11,6 +11,7 @@ public struct Interaction: Sendable {
 
     private var devices: [Int: DeviceInfo] = [:]
     private var mappers: [Int: ScreenMapper] = [:]
+    private var pressureCurves: [Int: PressureCurve] = [:]
     private var pens: [Int: PenState] = [:]
     private var fingers: [Int: FingerState] = [:]
     private var padClicks: [Int: ButtonClicks] = [:]
@@ -40,8 +41,10 @@ public struct Interaction: Sendable {
 
     public mutating func addDevice(_ d: DeviceInfo) {
         devices[d.id] = d
-        mappers[d.id] = ScreenMapper(device: d, screen: settings.screen, rotation: settings.rotation,
-                                     leftHanded: settings.leftHanded)
+        let own = settings.device(named: d.name)
+        mappers[d.id] = ScreenMapper(device: d, screen: settings.screen, rotation: own?.rotation ?? settings.rotation,
+                                     leftHanded: own?.leftHanded ?? settings.leftHanded)
+        pressureCurves[d.id] = own?.pressureCurve
     }
 
     /// A device went away: its stroke ends cleanly where it was, its hover disappears.
@@ -50,7 +53,7 @@ public struct Interaction: Sendable {
         if pens[id]?.tipDown == true { intents.append(.endStroke(.pen(device: id))) }
         for (slot, s) in fingers[id]?.slots ?? [:] where s.draws { intents.append(.endStroke(.finger(device: id, slot: slot))) }
         pens[id] = nil; fingers[id] = nil; hover[id] = nil; padClicks[id] = nil
-        devices[id] = nil; mappers[id] = nil
+        devices[id] = nil; mappers[id] = nil; pressureCurves[id] = nil
         return intents
     }
 
@@ -231,7 +234,8 @@ public struct Interaction: Sendable {
     private func sample(_ id: Int, _ axes: Axes, _ time: Double) -> Sample? {
         guard let mapper = mappers[id] else { return nil }
         var estimated: EstimatedProperties = []
-        let pressure = axes.pressure ?? { estimated.insert(.pressure); return Self.fallbackPressure }()
+        var pressure = axes.pressure ?? { estimated.insert(.pressure); return Self.fallbackPressure }()
+        if let curve = pressureCurves[id], axes.pressure != nil, pressure > 0 { pressure = curve(pressure) }
         var orientation = PenOrientation.upright
         if let tx = axes.tiltX, let ty = axes.tiltY {
             orientation = PenOrientation(tiltXDegrees: tx, tiltYDegrees: ty)

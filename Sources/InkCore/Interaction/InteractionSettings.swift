@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything that decides how input becomes ink, with the defaults a kiosk ships with.
 public struct InteractionSettings: Sendable, Equatable {
     public var screen: PixelSize
@@ -26,10 +28,13 @@ public struct InteractionSettings: Sendable, Equatable {
     public var secondFingerCancelWindow = 0.25
     /// Hover preview: fully opaque up to `fade`, invisible at `maxZ` (normalised distance).
     public var hover = HoverFade()
+    /// Settings for particular devices, matched by name; the first match wins.
+    public var devices: [DeviceSettings] = []
 
     public init(screen: PixelSize) { self.screen = screen }
 
     public func brush(_ tool: ToolKind) -> Brush { brushes[tool] ?? .standard(tool) }
+    public func device(named name: String) -> DeviceSettings? { devices.first { $0.matches(name) } }
     public func binding(_ button: Int) -> ButtonBinding { buttons[button] ?? ButtonBinding(click: .ignore) }
 }
 
@@ -50,4 +55,23 @@ public struct HoverFade: Sendable, Equatable {
         guard maxZ > fade else { return z <= fade ? 1 : 0 }
         return (1 - max(z - fade, 0) / (maxZ - fade)).clamped(to: 0...1)
     }
+}
+
+/// How one kind of device is installed: matched by (part of) its name.
+public struct DeviceSettings: Sendable, Equatable {
+    public var match: String
+    public var rotation: Rotation?
+    public var leftHanded: Bool?
+    /// Applied to the device's raw pressure before any brush sees it (the "feel" of this pen).
+    public var pressureCurve: PressureCurve?
+    /// libinput's calibration matrix (direct devices only).
+    public var calibration: [Float]?
+
+    public init(match: String, rotation: Rotation? = nil, leftHanded: Bool? = nil,
+                pressureCurve: PressureCurve? = nil, calibration: [Float]? = nil) {
+        self.match = match; self.rotation = rotation; self.leftHanded = leftHanded
+        self.pressureCurve = pressureCurve; self.calibration = calibration
+    }
+
+    public func matches(_ name: String) -> Bool { name.localizedCaseInsensitiveContains(match) }
 }

@@ -26,8 +26,9 @@ public struct RGBA: Sendable, Equatable, Hashable {
                   Double((n >> 8) & 0xff) / 255, Double(n & 0xff) / 255)
     }
 
-    public static let ink = RGBA(0.05, 0.09, 0.35)          // dark blue-black, like a ballpoint
-    public static let highlighterYellow = RGBA(1.0, 0.85, 0.0)
+    /// Colours are whole 8-bit values, so that "#0d1759" in a config is exactly the default.
+    public static let ink = RGBA(13 / 255, 23 / 255, 89 / 255)      // #0d1759, blue-black like a ballpoint
+    public static let highlighterYellow = RGBA(1, 217 / 255, 0)     // #ffd900
     public static let white = RGBA(1, 1, 1)
     public static let black = RGBA(0, 0, 0)
     /// Debug colours, as in Apple's Touch Canvas: coalesced, predicted, estimated.
@@ -116,8 +117,8 @@ public struct Brush: Sendable, Equatable {
         switch tool {
         case .pen: return Brush(tool: .pen, color: .ink, width: 9)
         case .calligraphy: return Brush(tool: .calligraphy, color: .ink, width: 18)
-        case .highlighter: return Brush(tool: .highlighter, color: RGBA.highlighterYellow.withAlpha(0.4), width: 26)
-        case .eraser: return Brush(tool: .eraser, color: RGBA(0.5, 0.5, 0.5, 0.6), width: 24)
+        case .highlighter: return Brush(tool: .highlighter, color: RGBA.highlighterYellow.withAlpha(102 / 255), width: 26)
+        case .eraser: return Brush(tool: .eraser, color: RGBA(128 / 255, 128 / 255, 128 / 255, 153 / 255), width: 24)
         case .debug: return Brush(tool: .debug, color: .debugReal, width: 3)
         }
     }

@@ -1,0 +1,114 @@
+import InkCore
+import TOMLKit
+
+/// Reads typed values out of a parsed TOML table and collects a problem, with its line, for
+/// every unknown key, wrong type and out-of-range value.
+struct ConfigReader {
+    let file: String
+    let lines: TOMLLines
+    private(set) var problems: [ConfigProblem] = []
+
+    init(file: String, text: String) {
+        self.file = file
+        lines = TOMLLines(text)
+    }
+
+    mutating func problem(_ path: String, _ message: String) {
+        problems.append(ConfigProblem(file: file, line: lines.line(of: path), key: path, message: message))
+    }
+
+    private func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// Reports keys of `table` that are not in `known` (typos must not be silently ignored).
+    mutating func only(_ known: [String], in table: TOMLTable, at path: String) {
+        for (key, _) in table where !known.contains(key) {
+            problem(join(path, key), "unknown key (known here: \(known.joined(separator: ", ")))")
+        }
+    }
+
+    mutating func table(_ key: String, in t: TOMLTable, at path: String) -> TOMLTable? {
+        guard let v = t[key] else { return nil }
+        guard let table = v.table else { problem(join(path, key), "must be a table, not \(Self.kind(v))"); return nil }
+        return table
+    }
+
+    mutating func string(_ key: String, in t: TOMLTable, at path: String) -> String? {
+        guard let v = t[key] else { return nil }
+        guard let s = v.string else { problem(join(path, key), "must be a string, not \(Self.kind(v))"); return nil }
+        return s
+    }
+
+    mutating func bool(_ key: String, in t: TOMLTable, at path: String) -> Bool? {
+        guard let v = t[key] else { return nil }
+        guard let b = v.bool else { problem(join(path, key), "must be true or false, not \(Self.kind(v))"); return nil }
+        return b
+    }
+
+    mutating func number(_ key: String, in t: TOMLTable, at path: String, _ range: ClosedRange<Double>) -> Double? {
+        guard let v = t[key] else { return nil }
+        guard let d = Self.double(v) else { problem(join(path, key), "must be a number, not \(Self.kind(v))"); return nil }
+        guard range.contains(d) else {
+            problem(join(path, key), "must be between \(Self.show(range.lowerBound)) and \(Self.show(range.upperBound)) (got \(Self.show(d)))")
+            return nil
+        }
+        return d
+    }
+
+    mutating func choice<T: RawRepresentable>(_ key: String, in t: TOMLTable, at path: String, _ all: [T]) -> T?
+        where T.RawValue == String {
+        guard let s = string(key, in: t, at: path) else { return nil }
+        guard let value = T(rawValue: s) else {
+            problem(join(path, key), "\"\(s)\" is not one of \(all.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            return nil
+        }
+        return value
+    }
+
+    mutating func rotation(_ key: String, in t: TOMLTable, at path: String) -> Rotation? {
+        guard let v = t[key] else { return nil }
+        guard let n = v.int, let r = Rotation(rawValue: n) else {
+            problem(join(path, key), "must be 0, 90, 180 or 270 (got \(v.tomlValue))"); return nil
+        }
+        return r
+    }
+
+    mutating func color(_ key: String, in t: TOMLTable, at path: String) -> RGBA? {
+        guard let s = string(key, in: t, at: path) else { return nil }
+        guard let c = RGBA(hex: s) else { problem(join(path, key), "\"\(s)\" is not a colour like \"#1a237e\" or \"#ffd90066\""); return nil }
+        return c
+    }
+
+    mutating func numbers(_ key: String, in t: TOMLTable, at path: String, count: Int) -> [Double]? {
+        guard let v = t[key] else { return nil }
+        guard let a = v.array else { problem(join(path, key), "must be an array of \(count) numbers"); return nil }
+        let values = a.compactMap(Self.double)
+        guard values.count == count, a.count == count, values.allSatisfy(\.isFinite) else {
+            problem(join(path, key), "must be an array of \(count) numbers (got \(a.count) values)"); return nil
+        }
+        return values
+    }
+
+    mutating func pressureCurve(_ key: String, in t: TOMLTable, at path: String) -> PressureCurve? {
+        guard let v = t[key] else { return nil }
+        guard let a = v.array else { problem(join(path, key), "must be an array of [x, y] points, e.g. [[0, 0], [0.5, 0.3], [1, 1]]"); return nil }
+        var points: [Point] = []
+        for item in a {
+            guard let xy = item.array, xy.count == 2, let x = Self.double(xy[0]), let y = Self.double(xy[1]) else {
+                problem(join(path, key), "must be an array of [x, y] points, e.g. [[0, 0], [0.5, 0.3], [1, 1]]"); return nil
+            }
+            points.append(Point(x, y))
+        }
+        do { return try PressureCurve(points: points) } catch {
+            problem(join(path, key), "\(error)"); return nil
+        }
+    }
+
+    /// "an integer", "a string", … for messages.
+    static func kind(_ v: TOMLValueConvertible) -> String {
+        let name = "\(v.type)"
+        return ("aeiou".contains(name.first ?? "x") ? "an " : "a ") + name
+    }
+
+    private static func double(_ v: TOMLValueConvertible) -> Double? { v.double ?? v.int.map(Double.init) }
+    private static func show(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e12 ? String(Int(d)) : String(d) }
+}

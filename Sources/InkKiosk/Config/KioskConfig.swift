@@ -1,0 +1,168 @@
+import Foundation
+import InkCore
+import TOMLKit
+
+/// The kiosk's configuration file (TOML), checked strictly: an unknown key, a wrong type or an
+/// out-of-range value is an error naming the file, line and key, and the kiosk does not start
+/// on a broken config. Every key is optional; a missing one keeps the built-in default.
+/// `config/inkkiosk.toml` documents every key.
+public struct KioskConfig: Sendable {
+    public var card: String?
+    public var connector: String?
+    public var mode: String?
+    public var allowVTSwitch: Bool?
+    public var seat: String?
+    public var journal: String?
+    public var prediction: Bool?
+    /// What the file says about how input becomes ink; applied over the defaults.
+    public var ink = InkSettingsPatch()
+
+    public init() {}
+
+    public static func load(path: String) throws -> KioskConfig {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ConfigError(problems: [ConfigProblem(file: path, line: nil, key: "", message: "cannot read the file: \(error.localizedDescription)")])
+        }
+        return try parse(text, file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> KioskConfig {
+        let root: TOMLTable
+        do { root = try TOMLTable(string: text) } catch let e as TOMLParseError {
+            throw ConfigError(problems: [ConfigProblem(file: file, line: Int(e.source.begin.line), key: "", message: "not valid TOML: \(e.description)")])
+        }
+        var r = ConfigReader(file: file, text: text)
+        var c = KioskConfig()
+        r.only(["display", "input", "device", "tools", "buttons", "hover", "prediction", "storage"], in: root, at: "")
+
+        if let t = r.table("display", in: root, at: "") {
+            r.only(["card", "connector", "mode", "rotation", "allow_vt_switch"], in: t, at: "display")
+            c.card = r.string("card", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
+            c.connector = r.string("connector", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
+            c.mode = r.string("mode", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
+            c.ink.rotation = r.rotation("rotation", in: t, at: "display")
+            c.allowVTSwitch = r.bool("allow_vt_switch", in: t, at: "display")
+        }
+        if let t = r.table("input", in: root, at: "") {
+            r.only(["seat", "pen_only_after_pen", "second_finger_cancel", "left_handed"], in: t, at: "input")
+            c.seat = r.string("seat", in: t, at: "input")
+            c.ink.penOnlyAfterPen = r.number("pen_only_after_pen", in: t, at: "input", 0...86_400)
+            c.ink.secondFingerCancel = r.number("second_finger_cancel", in: t, at: "input", 0...2)
+            c.ink.leftHanded = r.bool("left_handed", in: t, at: "input")
+        }
+        if let v = root["device"] {
+            if let devices = v.array {
+                for (i, item) in devices.enumerated() {
+                    let path = "device[\(i)]"
+                    guard let t = item.table else { r.problem(path, "must be a table ([[device]])"); continue }
+                    r.only(["match", "rotation", "left_handed", "pressure_curve", "calibration"], in: t, at: path)
+                    guard let match = r.string("match", in: t, at: path), !match.isEmpty else {
+                        r.problem("\(path).match", "is required: part of the device's name, as `inkkiosk devices` shows it"); continue
+                    }
+                    c.ink.devices.append(DeviceSettings(
+                        match: match, rotation: r.rotation("rotation", in: t, at: path),
+                        leftHanded: r.bool("left_handed", in: t, at: path),
+                        pressureCurve: r.pressureCurve("pressure_curve", in: t, at: path),
+                        calibration: r.numbers("calibration", in: t, at: path, count: 6)?.map(Float.init)))
+                }
+            } else {
+                r.problem("device", "must be an array of tables ([[device]])")
+            }
+        }
+        if let t = r.table("tools", in: root, at: "") {
+            r.only(["default"] + ToolKind.allCases.map(\.rawValue), in: t, at: "tools")
+            c.ink.tool = r.choice("default", in: t, at: "tools", ToolKind.allCases)
+            for tool in ToolKind.allCases {
+                let path = "tools.\(tool.rawValue)"
+                guard let b = r.table(tool.rawValue, in: t, at: "tools") else { continue }
+                var keys = ["width", "color"]
+                if tool == .calligraphy { keys += ["nib_thickness", "lock_altitude", "fallback_angle"] }
+                r.only(keys, in: b, at: path)
+                var brush = Brush.standard(tool)
+                if let w = r.number("width", in: b, at: path, 0.5...200) { brush.width = w }
+                if let color = r.color("color", in: b, at: path) { brush.color = color }
+                if let n = r.number("nib_thickness", in: b, at: path, 0.5...20) { brush.nibThickness = n }
+                if let a = r.number("lock_altitude", in: b, at: path, 0...90) { brush.azimuthLockAltitude = a * .pi / 180 }
+                if let a = r.number("fallback_angle", in: b, at: path, -180...180) { brush.fallbackNibAngle = a * .pi / 180 }
+                c.ink.brushes[tool] = brush
+            }
+        }
+        if let t = r.table("buttons", in: root, at: "") {
+            r.only(["stylus", "stylus2", "stylus3", "hold_eraser", "pad", "click_max_ms", "click_while_drawing"], in: t, at: "buttons")
+            c.ink.stylus = r.choice("stylus", in: t, at: "buttons", PreferredAction.allCases)
+            c.ink.stylus2 = r.choice("stylus2", in: t, at: "buttons", PreferredAction.allCases)
+            c.ink.stylus3 = r.choice("stylus3", in: t, at: "buttons", PreferredAction.allCases)
+            c.ink.holdEraser = r.choice("hold_eraser", in: t, at: "buttons", HoldEraser.allCases)
+            c.ink.pad = r.choice("pad", in: t, at: "buttons", PreferredAction.allCases)
+            c.ink.clickMaxDuration = r.number("click_max_ms", in: t, at: "buttons", 50...2000).map { $0 / 1000 }
+            c.ink.clickWhileDrawing = r.bool("click_while_drawing", in: t, at: "buttons")
+        }
+        if let t = r.table("hover", in: root, at: "") {
+            r.only(["enabled", "fade", "max_z", "fixed_alpha"], in: t, at: "hover")
+            var hover = HoverFade()
+            hover.enabled = r.bool("enabled", in: t, at: "hover") ?? true
+            if let v = r.number("fade", in: t, at: "hover", 0...1) { hover.fade = v }
+            if let v = r.number("max_z", in: t, at: "hover", 0...1) { hover.maxZ = v }
+            if let v = r.number("fixed_alpha", in: t, at: "hover", 0...1) { hover.fixedAlpha = v }
+            if hover.maxZ <= hover.fade { r.problem("hover.max_z", "must be greater than hover.fade (\(hover.fade))") }
+            c.ink.hover = hover
+        }
+        if let t = r.table("prediction", in: root, at: "") {
+            r.only(["enabled"], in: t, at: "prediction")
+            c.prediction = r.bool("enabled", in: t, at: "prediction")
+        }
+        if let t = r.table("storage", in: root, at: "") {
+            r.only(["journal"], in: t, at: "storage")
+            c.journal = r.string("journal", in: t, at: "storage").flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard r.problems.isEmpty else { throw ConfigError(problems: r.problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
+        return c
+    }
+}
+
+public enum HoldEraser: String, Sendable, CaseIterable { case stylus, stylus2, none }
+
+/// Settings a config (or the command line) changes; nil keeps what is there.
+public struct InkSettingsPatch: Sendable {
+    public var tool: ToolKind?
+    public var rotation: Rotation?
+    public var leftHanded: Bool?
+    public var penOnlyAfterPen: Double?
+    public var secondFingerCancel: Double?
+    public var brushes: [ToolKind: Brush] = [:]
+    public var stylus: PreferredAction?
+    public var stylus2: PreferredAction?
+    public var stylus3: PreferredAction?
+    public var holdEraser: HoldEraser?
+    public var pad: PreferredAction?
+    public var clickMaxDuration: Double?
+    public var clickWhileDrawing: Bool?
+    public var hover: HoverFade?
+    public var devices: [DeviceSettings] = []
+    /// Applied to every brush (the command line's --pressure-curve).
+    public var pressureCurve: PressureCurve?
+
+    public init() {}
+
+    public func apply(to s: inout InteractionSettings) {
+        if let tool { s.tool = tool }
+        if let rotation { s.rotation = rotation }
+        if let leftHanded { s.leftHanded = leftHanded }
+        if let penOnlyAfterPen { s.penOnlyAfterPen = penOnlyAfterPen }
+        if let secondFingerCancel { s.secondFingerCancelWindow = secondFingerCancel }
+        for (tool, brush) in brushes { s.brushes[tool] = brush }
+        if let pressureCurve { for (tool, b) in s.brushes { var b = b; b.pressureCurve = pressureCurve; s.brushes[tool] = b } }
+        let holds = holdEraser ?? (s.buttons.first { $0.value.holdErases }.map { $0.key == ButtonCode.stylus ? .stylus : .stylus2 } ?? .none)
+        for (code, action) in [(ButtonCode.stylus, stylus), (ButtonCode.stylus2, stylus2), (ButtonCode.stylus3, stylus3)] {
+            let click = action ?? s.binding(code).click
+            let erases = (code == ButtonCode.stylus && holds == .stylus) || (code == ButtonCode.stylus2 && holds == .stylus2)
+            s.buttons[code] = ButtonBinding(click: click, holdErases: erases)
+        }
+        if let pad { s.padButtonAction = pad }
+        if let clickMaxDuration { s.clickMaxDuration = clickMaxDuration }
+        if let clickWhileDrawing { s.clickWhileDrawing = clickWhileDrawing }
+        if let hover { s.hover = hover }
+        if !devices.isEmpty { s.devices = devices }
+    }
+}

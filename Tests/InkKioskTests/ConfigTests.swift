@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import InkCore
+@testable import InkKiosk
+
+@Suite struct Config {
+    let documented = Fixtures.packageDirectory.appendingPathComponent("config/inkkiosk.toml").path
+
+    @Test func theDocumentedDefaultsAreTheBuiltInDefaults() throws {
+        let c = try KioskConfig.load(path: documented)
+        var fromFile = InteractionSettings(screen: screenSize)
+        c.ink.apply(to: &fromFile)
+        let builtIn = InteractionSettings(screen: screenSize)
+        #expect(fromFile == builtIn)
+        #expect(c.seat == "seat0" && c.prediction == true && c.journal == nil && c.allowVTSwitch == false)
+    }
+
+    @Test func settingsReachTheInk() throws {
+        let c = try KioskConfig.parse("""
+            [tools]
+            default = "calligraphy"
+            [tools.pen]
+            width = 12
+            color = "#ff0000"
+            [buttons]
+            stylus = "toggle-debug"
+            hold_eraser = "none"
+            [[device]]
+            match = "Intuos"
+            rotation = 180
+            calibration = [1, 0, 0, 0, 1, 0]
+            [storage]
+            journal = "/var/lib/inkkiosk/journal.inkj"
+            """, file: "t.toml")
+        var s = InteractionSettings(screen: screenSize)
+        c.ink.apply(to: &s)
+        #expect(s.tool == .calligraphy)
+        #expect(s.brush(.pen).width == 12 && s.brush(.pen).color == RGBA(1, 0, 0))
+        #expect(s.binding(ButtonCode.stylus).click == .toggleDebug)
+        #expect(!s.binding(ButtonCode.stylus2).holdErases)
+        #expect(s.device(named: "Wacom Intuos5 touch M Pen")?.rotation == .half)
+        #expect(s.device(named: "Wacom Intuos5 touch M Pen")?.calibration == [1, 0, 0, 0, 1, 0])
+        #expect(c.journal == "/var/lib/inkkiosk/journal.inkj")
+    }
+
+    @Test func everyProblemIsReportedWithItsLineAndKey() throws {
+        let text = """
+            [display]
+            rotation = 45
+            card = 3
+
+            [tools.pen]
+            widht = 4
+            color = "blue"
+
+            [hover]
+            fade = 0.9
+            max_z = 0.5
+
+            [[device]]
+            rotation = 90
+
+            [buttons]
+            stylus = "double-tap"
+            click_max_ms = 5
+
+            [buttonz]
+            """
+        do {
+            _ = try KioskConfig.parse(text, file: "kiosk.toml")
+            Issue.record("a broken config was accepted")
+        } catch let e as ConfigError {
+            let lines = e.description.split(separator: "\n").map(String.init)
+            let expected = [
+                "kiosk.toml:2: display.rotation: must be 0, 90, 180 or 270 (got 45)",
+                "kiosk.toml:3: display.card: must be a string, not an integer",
+                "kiosk.toml:6: tools.pen.widht: unknown key (known here: width, color)",
+                "kiosk.toml:7: tools.pen.color: \"blue\" is not a colour like \"#1a237e\" or \"#ffd90066\"",
+                "kiosk.toml:11: hover.max_z: must be greater than hover.fade (0.9)",
+                "kiosk.toml:13: device[0].match: is required: part of the device's name, as `inkkiosk devices` shows it",
+                "kiosk.toml:17: buttons.stylus: \"double-tap\" is not one of \"switch-previous\", \"switch-eraser\", \"show-palette\", \"toggle-debug\", \"ignore\"",
+                "kiosk.toml:18: buttons.click_max_ms: must be between 50 and 2000 (got 5)",
+                "kiosk.toml:20: buttonz: unknown key (known here: display, input, device, tools, buttons, hover, prediction, storage)",
+            ]
+            #expect(lines == expected)
+        }
+    }
+
+    @Test func invalidTOMLSaysWhere() {
+        do {
+            _ = try KioskConfig.parse("[display]\nrotation = [1,\n", file: "k.toml")
+            Issue.record("invalid TOML accepted")
+        } catch let e as ConfigError {
+            #expect(e.problems.count == 1 && e.description.hasPrefix("k.toml:") && e.description.contains("not valid TOML"))
+        } catch { Issue.record("\(error)") }
+    }
+
+    @Test func checkConfigExitsNonZeroOnABrokenFile() throws {
+        let dir = try Fixtures.outputDirectory("config")
+        try "[display]\nrotation = 45\n".write(toFile: "\(dir)/bad.toml", atomically: true, encoding: .utf8)
+        let binary = Fixtures.packageDirectory.appendingPathComponent(".build/debug/inkkiosk").path
+        let bad = try run(binary, ["check-config", "\(dir)/bad.toml"])
+        #expect(bad.status != 0 && bad.stderr.contains("bad.toml:2: display.rotation"))
+        let good = try run(binary, ["check-config", documented])
+        #expect(good.status == 0)
+    }
+}
