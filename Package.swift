@@ -23,6 +23,8 @@ let package = Package(
                        providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
@@ -35,7 +37,7 @@ let package = Package(
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib",
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib", "CLibCrypto",
                                                 .product(name: "TOMLKit", package: "TOMLKit")]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkKiosk",

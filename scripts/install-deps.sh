@@ -4,7 +4,7 @@
 # Idempotent: prints nothing and touches nothing when everything is already there.
 set -euo pipefail
 
-PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev
+PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev libssl-dev zlib1g-dev
           librsvg2-bin poppler-utils fonts-dejavu-core python3)
 if [[ ${1:-} == --e2e ]]; then
     PACKAGES+=(qemu-system-x86 busybox-static udev kmod cpio libinput-tools

@@ -7,6 +7,8 @@ public struct Exporter {
     public enum Background: Sendable { case transparent, color(RGBA) }
     public let size: PixelSize
     public let background: Background
+    /// The page point drawn at the file's top-left corner (non-zero for a cropped export).
+    public private(set) var origin = Point.zero
 
     public init(size: PixelSize, background: Background = .color(.white)) {
         self.size = size; self.background = background
@@ -18,10 +20,28 @@ public struct Exporter {
         try image.writePNG(to: path)
     }
 
+    /// The part of the page the ink covers, grown by `margin` and kept on the page, in whole pixels.
+    public func inkBounds(_ strokes: [Stroke], margin: Double) -> Rect? {
+        let ink = strokes.reduce(Rect.empty) { $0.union($1.bounds) }
+        guard !ink.isEmpty else { return nil }
+        let page = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        let r = ink.outset(by: margin).integral.intersection(page)
+        return r.isEmpty ? nil : r
+    }
+
+    /// An exporter for the cropped region: strokes are drawn shifted so `crop` starts at 0,0.
+    public func cropped(to crop: Rect) -> Exporter {
+        var e = Exporter(size: PixelSize(width: Int(crop.width), height: Int(crop.height)), background: background)
+        e.origin = Point(crop.minX, crop.minY)
+        return e
+    }
+
     public func svg(_ strokes: [Stroke], to path: String) throws {
         guard let surface = cairo_svg_surface_create(path, Double(size.width), Double(size.height)) else {
             throw RenderError("cannot create \(path)")
         }
+        // Pixels, not points: an SVG viewer then shows it at the size the screen did.
+        cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
         try finish(surface, strokes, path)
     }
 
@@ -46,6 +66,7 @@ public struct Exporter {
         if case .color(let c) = background {
             ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: c)
         }
+        cairo_translate(ctx.cr, -origin.x, -origin.y)
         for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr) }
     }
 }

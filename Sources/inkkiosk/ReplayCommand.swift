@@ -25,6 +25,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Write the finished ink as PDF.")
     var pdf: String?
 
+    @Option(help: "Write the finished ink as a signature capture (PNG, SVG, InkML, JSON) into this outbox directory.")
+    var capture: String?
+
     @Option(help: "Background of the PNG: white (the screen) or transparent (the ink only).")
     var background: BackgroundChoice = .white
 
@@ -67,6 +70,18 @@ struct ReplayCommand: ParsableCommand {
         if let svg { try exporter(.color(.white)).svg(pipeline.document.strokes, to: svg); written.append(svg) }
         if let pdf { try exporter(.color(.white)).pdf(pipeline.document.strokes, to: pdf); written.append(pdf) }
 
+        if let capture {
+            try FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true)
+            let name = URL(fileURLWithPath: input.file).deletingPathExtension().lastPathComponent
+                .map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
+            let times = recording.events.map(\.time)
+            let device = recording.devices.first { $0.kind == .tablet }?.name ?? recording.devices.first?.name ?? "unknown"
+            // Recordings keep monotonic times; the capture is dated now, with the recording's duration.
+            let now = Date()
+            let sig = SignatureCapture(name: String(name), strokes: pipeline.document.strokes, screen: size, dpi: 96,
+                                       device: device, started: now - ((times.last ?? 0) - (times.first ?? 0)), ended: now)
+            written += try sig.write(to: capture)
+        }
         if stats {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -135,5 +135,6 @@ public final class StrokeJournal {
 
 public struct StorageError: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
     static func errno(_ what: String) -> StorageError { StorageError(description: "\(what): \(String(cString: strerror(Glibc.errno)))") }
 }
