@@ -60,7 +60,7 @@ public struct SignatureCapture {
             try produce(tmp)
             guard chmod(tmp, 0o600) == 0 else { throw StorageError.errno("cannot set the mode of \(tmp)") }
             let data = try Data(contentsOf: URL(fileURLWithPath: tmp))
-            try Self.sync(tmp)
+            try DurableFile.sync(tmp)
             guard rename(tmp, final) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(final)") }
             hashes["\(name).\(ext)"] = Self.sha256(data)
             paths.append(final)
@@ -68,7 +68,7 @@ public struct SignatureCapture {
 
         try publish("png") { try exporter.png(strokes, to: $0) }
         try publish("svg") { try exporter.svg(strokes, to: $0) }
-        try publish("inkml") { try Self.create($0, Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)) }
+        try publish("inkml") { try DurableFile.create($0, Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)) }
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let meta = Metadata(captureId: name, started: iso.string(from: started), ended: iso.string(from: ended), device: device,
@@ -76,8 +76,8 @@ public struct SignatureCapture {
                             samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try publish("json") { try Self.create($0, try encoder.encode(meta)) }
-        try Self.sync(outbox)   // the renames themselves survive a power cut
+        try publish("json") { try DurableFile.create($0, try encoder.encode(meta)) }
+        try DurableFile.sync(outbox)   // the renames themselves survive a power cut
         return paths
     }
 
@@ -87,28 +87,4 @@ public struct SignatureCapture {
         return ok == 1 ? digest.map { String(format: "%02x", $0) }.joined() : ""
     }
 
-    private static func create(_ path: String, _ data: Data) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError.errno("cannot create \(path)") }
-        defer { close(fd) }
-        let written = data.withUnsafeBytes { raw -> Int in
-            guard let base = raw.baseAddress else { return 0 }
-            var done = 0
-            while done < raw.count {
-                let n = Glibc.write(fd, base + done, raw.count - done)
-                if n <= 0 { return -1 }
-                done += n
-            }
-            return done
-        }
-        guard written == data.count else { throw StorageError.errno("cannot write \(path)") }
-    }
-
-    /// fsync a file or a directory by path.
-    private static func sync(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StorageError.errno("cannot open \(path) to sync it") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
-    }
 }

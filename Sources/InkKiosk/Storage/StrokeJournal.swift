@@ -44,7 +44,7 @@ public final class StrokeJournal {
                 fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw StorageError.errno("cannot recreate the journal \(path)") }
             }
-            try write(fd, magic, path)
+            try DurableFile.writeAll(fd, magic, path)
             guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
         } else if problem != nil {
             guard ftruncate(fd, off_t(goodLength)) == 0, fsync(fd) == 0 else {
@@ -70,7 +70,7 @@ public final class StrokeJournal {
         }
         let start = lseek(fd, 0, SEEK_END)
         do {
-            try Self.write(fd, bytes, path)
+            try DurableFile.writeAll(fd, bytes, path)
             guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
         } catch {
             if start >= 0 { _ = ftruncate(fd, start) }   // leave no torn record behind
@@ -113,18 +113,6 @@ public final class StrokeJournal {
             out += buffer[0..<n]
         }
         return out
-    }
-
-    private static func write(_ fd: Int32, _ bytes: [UInt8], _ path: String) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Glibc.write(fd, base + done, bytes.count - done)
-            }
-            guard n > 0 else { throw StorageError.errno("cannot write \(path)") }
-            done += n
-        }
     }
 
     private static func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import InkCore
 
 /// Records what the kiosk receives as an `.inklog`, so that `inkkiosk replay` reproduces the
@@ -42,22 +41,6 @@ public final class SessionRecorder {
     /// Writes the recording: a temporary file, synced, then renamed over the target, so a
     /// reader never sees half of it and a crash leaves the previous file intact.
     public func write() throws {
-        let text = InklogWriter().document(devices: devices, events: events)
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw KioskError.errno("cannot create \(tmp)") }
-        defer { close(fd) }
-        let ok = Data(text.utf8).withUnsafeBytes { bytes -> Bool in
-            guard let base = bytes.baseAddress else { return true }
-            var done = 0
-            while done < bytes.count {
-                let n = Glibc.write(fd, base + done, bytes.count - done)
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
-        }
-        guard ok, fsync(fd) == 0 else { throw KioskError.errno("cannot write \(tmp)") }
-        guard rename(tmp, path) == 0 else { throw KioskError.errno("cannot rename \(tmp) to \(path)") }
+        try DurableFile.replace(path, with: Data(InklogWriter().document(devices: devices, events: events).utf8))
     }
 }
