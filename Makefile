@@ -6,7 +6,7 @@ RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release demo test e2e bench clean
+.PHONY: help deps build release demo test e2e bench clean appliance
 
 help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -45,3 +45,6 @@ bench: release ## Release build, then the benchmark (scripts/bench.sh)
 
 clean: ## Remove .build and out
 	rm -rf .build out
+
+appliance: release ## Boot-to-kiosk image: out/appliance/{vmlinuz,initramfs.cpio.gz} (then: python3 scripts/appliance/boot-test.py)
+	scripts/appliance/build.sh $(RELEASE_BIN)

@@ -75,7 +75,9 @@ public final class Console {
             if fd >= 0 { return (fd, p) }
         }
         let fd = Glibc.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw DisplayError.errno("cannot open /dev/tty0 (root or the 'tty' group is needed)") }
+        guard fd >= 0 else {
+            throw DisplayError.errno("cannot open /dev/tty0: run the kiosk on its VT (stdin, as systemd's TTYPath= gives it) or as root")
+        }
         return (fd, "/dev/tty0")
     }
 }

@@ -123,7 +123,9 @@ struct CheckConfigCommand: ParsableCommand {
 func runKiosk(_ options: KioskOptions) throws {
     do {
         try Kiosk(options: options).run()
-    } catch let e as CustomStringConvertible where !(e is ExitCode) && !(e is CleanExit) {
-        throw CleanExit.message(e.description, code: 1)
+    } catch let e as ExitCode {
+        throw e
+    } catch {
+        throw CleanExit.message("\(error)", code: 1)
     }
 }

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Installs inkkiosk as the board's kiosk: tty1 shows the ink instead of a login prompt.
+#
+#   deploy/install.sh [--dry-run] [--root DIR] [--now] [BINARY]
+#
+#   BINARY      the inkkiosk executable (default: .build/release/inkkiosk of this checkout)
+#   --dry-run   print what would be done, change nothing
+#   --root DIR  install into DIR instead of / (an image builder's staging root: a full root file
+#               system, e.g. from debootstrap); nothing running is touched (no daemon-reload,
+#               no udev reload, no start)
+#   --now       also start the kiosk now (stops getty@tty1; the screen switches to the ink)
+#
+# What it does (every step is idempotent; run it again after a rebuild):
+#   1. BINARY -> /usr/local/lib/inkkiosk/inkkiosk, with the Swift runtime libraries it links
+#      from outside the system library directories next to it (its RUNPATH has $ORIGIN), so a
+#      board needs no Swift toolchain; /usr/local/bin/inkkiosk is a symlink to it
+#   2. config/inkkiosk.toml -> /etc/inkkiosk/inkkiosk.toml, only if there is none yet
+#   3. deploy/udev/*.rules -> /etc/udev/rules.d/ (and udev reloads them)
+#   4. the system user `inkkiosk` in the groups input, video, tty
+#      (deploy/sysusers.d/inkkiosk.conf -> /usr/local/lib/sysusers.d/, applied with systemd-sysusers)
+#   5. deploy/systemd/inkkiosk.service -> /etc/systemd/system/, enabled (multi-user.target);
+#      getty@tty1.service disabled
+#   6. README.md -> /usr/local/share/doc/inkkiosk/ (the unit's Documentation=)
+# The system libraries (libinput10, libcairo2, libdrm2, libudev1 and what they pull in) come
+# from the distribution: apt-get install libinput10 libcairo2 libdrm2 libudev1.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+DRY=0
+NOW=0
+R=
+BIN=
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+while (($#)); do
+    case $1 in
+        --dry-run) DRY=1 ;;
+        --now) NOW=1 ;;
+        --root) shift; [[ $# -gt 0 ]] || { echo "install.sh: --root needs a directory" >&2; exit 2; }; R=$1 ;;
+        --root=*) R=${1#--root=} ;;
+        -h|--help) usage; exit 0 ;;
+        -*) echo "install.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+        *) [[ -z $BIN ]] || { echo "install.sh: one binary only" >&2; exit 2; }; BIN=$1 ;;
+    esac
+    shift
+done
+BIN=${BIN:-$REPO/.build/release/inkkiosk}
+if [[ -n $R ]]; then
+    [[ -d $R ]] || { echo "install.sh: --root $R is not a directory" >&2; exit 2; }
+    R=$(cd "$R" && pwd)
+    [[ $R != / ]] || R=
+fi
+((NOW)) && [[ -n $R ]] && { echo "install.sh: --now and --root exclude each other" >&2; exit 2; }
+LIVE=$([[ -z $R ]] && echo 1 || echo 0)
+
+say() { echo "install.sh: $*"; }
+die() { echo "install.sh: error: $*" >&2; exit 1; }
+run() {  # prints the command, runs it unless --dry-run
+    printf '+'; printf ' %q' "$@"; printf '\n'
+    ((DRY)) || "$@"
+}
+
+[[ -x $BIN ]] || die "$BIN is not an executable (build it: swift build -c release)"
+for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf"; do
+    [[ -f $f ]] || die "$f is missing"
+done
+if ((!DRY)) && [[ $(id -u) -ne 0 ]]; then
+    if ((LIVE)) || [[ ! -w $R ]]; then die "run as root (or with --dry-run)"; fi
+fi
+command -v systemd-sysusers >/dev/null || die "systemd-sysusers is missing (the systemd package)"
+command -v systemctl >/dev/null || die "systemctl is missing (the systemd package)"
+ROOTOPT=()
+[[ -n $R ]] && ROOTOPT=("--root=$R")
+((DRY)) && say "dry run: nothing is changed"
+say "installing into ${R:-/}"
+
+# 1. the binary and the Swift runtime it links
+LIBDIR=/usr/local/lib/inkkiosk
+run install -d -m 0755 "$R$LIBDIR" "$R/usr/local/bin"
+run install -m 0755 "$BIN" "$R$LIBDIR/inkkiosk"
+swiftlibs=()
+for lib in $(ldd "$BIN" | awk '/=>/ && $3 ~ /^\// {print $3}'); do
+    case $lib in
+        /lib/*|/lib64/*|/usr/lib/*|/usr/lib64/*) ;;   # the distribution's libraries
+        *) swiftlibs+=("$lib") ;;
+    esac
+done
+if ((${#swiftlibs[@]})); then
+    say "${#swiftlibs[@]} libraries from outside the system directories (Swift runtime) go to $LIBDIR"
+    for lib in "${swiftlibs[@]}"; do run install -m 0644 "$(readlink -f "$lib")" "$R$LIBDIR/$(basename "$lib")"; done
+fi
+run ln -sfn ../lib/inkkiosk/inkkiosk "$R/usr/local/bin/inkkiosk"
+if ldd "$BIN" | grep -q "not found"; then
+    say "warning: $(ldd "$BIN" | grep "not found" | tr -s ' \t' ' ' | paste -sd, -)"
+fi
+
+# 2. the configuration, unless there is one
+if [[ -e $R/etc/inkkiosk/inkkiosk.toml ]]; then
+    say "/etc/inkkiosk/inkkiosk.toml exists: kept"
+else
+    run install -D -m 0644 "$REPO/config/inkkiosk.toml" "$R/etc/inkkiosk/inkkiosk.toml"
+fi
+
+# 3. udev rules
+run install -d -m 0755 "$R/etc/udev/rules.d"
+for rule in "$HERE"/udev/*.rules; do
+    run install -m 0644 "$rule" "$R/etc/udev/rules.d/$(basename "$rule")"
+done
+if ((LIVE)) && udevadm control --ping >/dev/null 2>&1; then
+    run udevadm control --reload
+    run udevadm trigger --subsystem-match=input --action=change
+fi
+
+# 4. the user
+if [[ -n $R && ! -s $R/etc/group ]]; then
+    say "warning: $R has no /etc/group: input, video and tty are created there with fresh ids, which"
+    say "warning: will not match the distribution's (tty is 5, video 44 on Debian). Meant for a full root"
+    say "warning: file system (debootstrap & co.); /usr/local/lib/sysusers.d/inkkiosk.conf is installed either way"
+fi
+run install -D -m 0644 "$HERE/sysusers.d/inkkiosk.conf" "$R/usr/local/lib/sysusers.d/inkkiosk.conf"
+run systemd-sysusers "${ROOTOPT[@]}" "$HERE/sysusers.d/inkkiosk.conf"
+
+# 5. the unit; tty1's getty off
+run install -D -m 0644 "$HERE/systemd/inkkiosk.service" "$R/etc/systemd/system/inkkiosk.service"
+if ((LIVE)) && [[ -d /run/systemd/system ]]; then
+    run systemctl daemon-reload
+fi
+run systemctl "${ROOTOPT[@]}" enable inkkiosk.service
+getty_state=$(systemctl "${ROOTOPT[@]}" is-enabled getty@tty1.service 2>/dev/null || true)
+case $getty_state in
+    enabled|enabled-runtime|alias|indirect)
+        run systemctl "${ROOTOPT[@]}" disable getty@tty1.service ;;
+    *) say "getty@tty1.service is ${getty_state:-not installed}: nothing to disable" ;;
+esac
+
+# 6. the documentation the unit points at
+run install -D -m 0644 "$REPO/README.md" "$R/usr/local/share/doc/inkkiosk/README.md"
+
+if ((NOW)); then
+    run systemctl start inkkiosk.service
+    say "started: tty1 shows the kiosk (journalctl -u inkkiosk for its log)"
+elif ((LIVE)); then
+    say "installed; the kiosk starts on the next boot, or now with: systemctl start inkkiosk.service"
+else
+    say "installed into $R"
+fi

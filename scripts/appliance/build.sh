@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Builds the boot-to-kiosk appliance: a kernel and an initramfs whose /init (busybox sh,
+# scripts/appliance/init.sh) brings up udev and then execs `inkkiosk run` on tty1. No shell,
+# getty or login; nothing else runs but systemd-udevd.
+#
+#   scripts/appliance/build.sh [INKKIOSK_BINARY]      (default .build/release/inkkiosk; `make appliance`)
+#
+# Output (OUT, default out/appliance/):
+#   vmlinuz               Debian's kernel (the one scripts/vm/fetch-kernel.sh fetches)
+#   initramfs.cpio.gz     everything else: busybox (only the applets /init uses), the kernel
+#                         modules (+ modules.dep, so udevd also autoloads them on hotplug),
+#                         inkkiosk (stripped) and every shared library ldd finds for it, the
+#                         Swift runtime included; systemd-udevd/udevadm with the input and DRM
+#                         rules, a hwdb compiled from the input sources, libinput's helpers and
+#                         quirks, libwacom's tablet data; deploy/udev/*.rules; the config
+#   cmdline.txt           the kernel command line to boot it with on a board
+#   manifest.txt          every file in the initramfs with its size
+#
+# Environment:
+#   APPLIANCE_OUT      output directory (default out/appliance)
+#   APPLIANCE_CONFIG   configuration file to install as /etc/inkkiosk/inkkiosk.toml
+#                      (default config/inkkiosk.toml; checked with `inkkiosk check-config`)
+#   APPLIANCE_MODULES  extra kernel modules for a board, space separated (e.g. "usbhid hid_generic
+#                      wacom hid_multitouch xhci_pci i915"); their dependencies come along
+#   INKKIOSK_CACHE     kernel cache of scripts/vm (default ~/.cache/inkkiosk)
+#
+# Needs root (device nodes in the archive; apt-get for missing host packages) on Debian 12.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BIN=${1:-$ROOT/.build/release/inkkiosk}
+OUT=${APPLIANCE_OUT:-$ROOT/out/appliance}
+CONFIG=${APPLIANCE_CONFIG:-$ROOT/config/inkkiosk.toml}
+CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
+
+log() { echo "appliance: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || die "run as root (the archive holds device nodes)"
+[[ -x $BIN ]] || die "$BIN is missing; build it with: swift build -c release"
+
+# --- host tools -----------------------------------------------------------------------------
+# fetch-kernel.sh installs qemu, busybox-static, udev, kmod, cpio, … when missing and prints
+# the kernel's path.
+VMLINUZ=$("$ROOT/scripts/vm/fetch-kernel.sh")
+KVER=${VMLINUZ##*/vmlinuz-}
+KMOD=$CACHE/kernel/lib/modules/$KVER
+[[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KMOD"
+for pkg in binutils libinput-bin libwacom-common libc-bin; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    [[ $status == "install ok installed" ]] || {
+        log "installing $pkg"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" >&2
+    }
+done
+BUSYBOX=/bin/busybox
+if ldd "$BUSYBOX" >/dev/null 2>&1; then die "$BUSYBOX is dynamically linked; install busybox-static"; fi
+"$BIN" check-config "$CONFIG" >/dev/null || die "$CONFIG does not pass inkkiosk check-config"
+
+STAGE=$(mktemp -d /tmp/inkkiosk-appliance-XXXXXX)
+trap 'rm -rf "$STAGE"' EXIT
+S=$STAGE
+
+# --- layout (merged /usr, like Debian 12) ---------------------------------------------------
+mkdir -p "$S"/usr/{bin,sbin,lib,lib64} "$S"/{dev,proc,sys,run,tmp,etc,root} \
+         "$S"/var/lib/inkkiosk "$S"/etc/inkkiosk "$S"/etc/udev/rules.d "$S"/usr/lib/udev/rules.d
+chmod 1777 "$S/tmp"
+for d in bin sbin lib lib64; do ln -s "usr/$d" "$S/$d"; done
+ln -s ../run "$S/var/run"
+
+# Copies a host file to the same path in the image (symlinks resolved: the image gets the
+# file under the name it is asked for). Paths through /lib, /bin, … land in /usr.
+put() {  # put HOST_PATH [IMAGE_PATH]
+    local src=$1 dst=${2:-$1}
+    dst=$(realpath -m --no-symlinks "$dst")
+    case $dst in /lib/*|/lib64/*|/bin/*|/sbin/*) dst=/usr$dst ;; esac
+    mkdir -p "$S$(dirname "$dst")"
+    cp -L --preserve=mode "$src" "$S$dst"
+}
+
+# Every shared library ldd reports for the given ELF files, into the image. Swift's runtime
+# (/opt/swift/usr/lib/swift/linux) goes to /usr/lib/swift/linux, found through ld.so.cache.
+declare -A LIBS_DONE=()
+put_libs() {
+    local f lib
+    for f in "$@"; do
+        while read -r lib; do
+            [[ -n $lib && -z ${LIBS_DONE[$lib]:-} ]] || continue
+            LIBS_DONE[$lib]=1
+            case $lib in
+                */lib/swift/linux/*) put "$lib" "/usr/lib/swift/linux/$(basename "$lib")" ;;
+                *) put "$lib" ;;
+            esac
+        done < <(ldd "$f" | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/[^ ]*ld-linux/ {print $1}')
+        ldd "$f" | grep -q "not found" && die "$f: $(ldd "$f" | grep "not found" | head -n1)"
+    done
+    return 0
+}
+
+# --- busybox: only the applets /init uses -----------------------------------------------------
+cp "$BUSYBOX" "$S/usr/bin/busybox"
+for applet in sh mount mkdir modprobe cat sleep; do ln -s busybox "$S/usr/bin/$applet"; done
+
+# --- inkkiosk -------------------------------------------------------------------------------
+strip -o "$S/usr/bin/inkkiosk" "$BIN"
+install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
+put_libs "$BIN"
+# The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
+for lib in "$S"/usr/lib/swift/linux/*.so; do strip --strip-unneeded "$lib"; done
+
+# --- udev -----------------------------------------------------------------------------------
+UDEVADM=$(realpath /usr/bin/udevadm)
+put "$UDEVADM" /usr/bin/udevadm
+mkdir -p "$S/usr/lib/systemd"
+ln -s ../../bin/udevadm "$S/usr/lib/systemd/systemd-udevd"
+put_libs "$UDEVADM"
+# The rules that matter for DRM and input; the rest (storage, network, sound, logind's seats
+# and uaccess) has nothing to act on here.
+RULES=(50-udev-default 60-drm 60-evdev 60-input-id 60-persistent-input 65-libwacom
+       70-mouse 70-touchpad 80-drivers 80-libinput-device-groups 90-libinput-fuzz-override)
+for r in "${RULES[@]}"; do
+    [[ -f /usr/lib/udev/rules.d/$r.rules ]] || die "/usr/lib/udev/rules.d/$r.rules is missing"
+    put "/usr/lib/udev/rules.d/$r.rules"
+done
+for r in "$ROOT"/deploy/udev/*.rules; do install -m 0644 "$r" "$S/etc/udev/rules.d/"; done
+# libinput's udev helpers (called from 80-libinput-device-groups and 90-libinput-fuzz-override).
+for h in libinput-device-group libinput-fuzz-extract libinput-fuzz-to-zero; do
+    put "/usr/lib/udev/$h"
+    put_libs "/usr/lib/udev/$h"
+done
+# hwdb: compiled from the input sources only (evdev fixes, input ids, mice, touchpads,
+# pointing sticks, libwacom's tablets); the vendor/model name databases are left out.
+mkdir -p "$S/usr/lib/udev/hwdb.d"
+for h in 60-evdev 60-input-id 65-libwacom 70-mouse 70-pointingstick 70-touchpad; do
+    [[ -f /usr/lib/udev/hwdb.d/$h.hwdb ]] && cp "/usr/lib/udev/hwdb.d/$h.hwdb" "$S/usr/lib/udev/hwdb.d/"
+done
+systemd-hwdb --root="$S" --usr --strict update
+rm -rf "$S/usr/lib/udev/hwdb.d"
+[[ -s $S/usr/lib/udev/hwdb.bin ]] || die "systemd-hwdb wrote no $S/usr/lib/udev/hwdb.bin"
+# Users and groups the rules name (GROUP="input", "video", …); root runs everything.
+cat >"$S/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/usr/sbin/nologin
+EOF
+cat >"$S/etc/group" <<'EOF'
+root:x:0:
+tty:x:5:
+disk:x:6:
+kmem:x:15:
+dialout:x:20:
+video:x:44:
+audio:x:29:
+input:x:105:
+render:x:106:
+kvm:x:107:
+sgx:x:108:
+EOF
+
+# --- libinput quirks and libwacom's tablet database --------------------------------------------
+mkdir -p "$S/usr/share"
+cp -r /usr/share/libinput "$S/usr/share/"
+cp -r /usr/share/libwacom "$S/usr/share/"
+
+# --- kernel modules -------------------------------------------------------------------------
+# The display and input chain for QEMU's std VGA (bochs) and evdev; a board adds its own with
+# APPLIANCE_MODULES. Dependencies are resolved with modinfo; depmod writes modules.dep & co.,
+# so /init's modprobe and udevd's autoloading (80-drivers.rules) both find them.
+read -ra EXTRA_MODULES <<<"${APPLIANCE_MODULES:-}"
+WANTED=(evdev bochs "${EXTRA_MODULES[@]}")
+declare -A MODPATH=()
+while IFS= read -r f; do
+    n=$(basename "$f"); n=${n%%.ko*}; n=${n//-/_}
+    MODPATH[$n]=$f
+done < <(find "$KMOD/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz')
+declare -A MOD_DONE=()
+MOD_ORDER=()
+add_module() {
+    local n=${1//-/_} d
+    [[ -n ${MOD_DONE[$n]:-} ]] && return 0
+    MOD_DONE[$n]=1
+    if [[ -z ${MODPATH[$n]:-} ]]; then
+        grep -qE "/(${n}|${n//_/-})\.ko\$" "$KMOD/modules.builtin" && return 0
+        die "kernel module $n is neither in $KMOD nor built in"
+    fi
+    for d in $(modinfo -F depends "${MODPATH[$n]}" | tr ',' ' '); do add_module "$d"; done
+    local src=${MODPATH[$n]} rel=${MODPATH[$n]#"$KMOD"/}
+    rel=${rel%.xz}; rel=${rel%.zst}; rel=${rel%.gz}
+    mkdir -p "$S/usr/lib/modules/$KVER/$(dirname "$rel")"
+    case $src in
+        *.ko.xz)  xz -dc "$src" >"$S/usr/lib/modules/$KVER/$rel" ;;
+        *.ko.zst) zstd -qdc "$src" >"$S/usr/lib/modules/$KVER/$rel" ;;
+        *.ko.gz)  gzip -dc "$src" >"$S/usr/lib/modules/$KVER/$rel" ;;
+        *)        cp "$src" "$S/usr/lib/modules/$KVER/$rel" ;;
+    esac
+    MOD_ORDER+=("$n")
+    echo "$rel" >>"$S/usr/lib/modules/$KVER/modules.order"
+}
+for m in "${WANTED[@]}"; do add_module "$m"; done
+cp "$KMOD"/modules.builtin "$KMOD"/modules.builtin.modinfo "$S/usr/lib/modules/$KVER/"
+depmod -b "$S" "$KVER"
+printf '%s\n' "${WANTED[@]}" >"$S/etc/modules"
+
+# --- the dynamic loader's cache ----------------------------------------------------------------
+printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/swift/linux >"$S/etc/ld.so.conf"
+ldconfig -r "$S"
+
+# --- /init and the nodes the kernel needs before devtmpfs ----------------------------------------
+install -m 0755 "$HERE/init.sh" "$S/init"
+mknod -m 600 "$S/dev/console" c 5 1
+mknod -m 666 "$S/dev/null" c 1 3
+
+# --- check: every ELF in the image finds its libraries inside the image -----------------------
+while IFS= read -r f; do
+    if readelf -h "$f" >/dev/null 2>&1 && readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
+        for need in $(readelf -d "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+            [[ -e $S/usr/lib/x86_64-linux-gnu/$need || -e $S/usr/lib/swift/linux/$need || -e $S/usr/lib64/$need ]] ||
+                die "${f#"$S"} needs $need, which is not in the image"
+        done
+    fi
+done < <(find "$S/usr/bin" "$S/usr/lib/udev" "$S/usr/lib/x86_64-linux-gnu" "$S/usr/lib/swift" -type f)
+
+# --- archive ------------------------------------------------------------------------------
+mkdir -p "$OUT"
+(cd "$S" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -9 >"$OUT/initramfs.cpio.gz.tmp"
+mv "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"
+cp "$VMLINUZ" "$OUT/vmlinuz"
+(cd "$S" && find . \( -type f -o -type l \) -printf '%s\t%P\n' | LC_ALL=C sort -k2) >"$OUT/manifest.txt"
+cat >"$OUT/cmdline.txt" <<'EOF'
+quiet panic=5 vt.global_cursor_default=0
+EOF
+
+total=$(du -sb "$S" | cut -f1)
+log "kernel $KVER; modules: ${MOD_ORDER[*]}"
+log "$(wc -l <"$OUT/manifest.txt") files, $((total / 1024)) KiB unpacked"
+for f in vmlinuz initramfs.cpio.gz; do
+    printf '%s\t%s bytes (%s)\n' "$OUT/$f" "$(stat -c %s "$OUT/$f")" "$(du -h --apparent-size "$OUT/$f" | cut -f1)"
+done
+echo "boot test (QEMU; times kernel -> udev -> kiosk -> first frame): python3 scripts/appliance/boot-test.py"
+echo "deploy/ on a real systemd boot (install.sh + inkkiosk.service):  python3 scripts/appliance/service-test.py"
