@@ -57,16 +57,14 @@ public final class Kiosk {
             if options.requireConsole { throw error }
             console = nil
         }
-        var probe = InteractionSettings(screen: PixelSize(width: 1, height: 1))
-        options.configure(&probe)
-        let perDevice = probe.devices, everyDevice = options.calibration
-        seat = try LibinputSeat(seat: options.seat) { name in
-            perDevice.first { $0.matches(name) }?.calibration ?? everyDevice
-        }
-        connectors = try? ConnectorMonitor()
         var settings = InteractionSettings(screen: display.size)
         options.configure(&settings)
         settings.screen = display.size
+        let deviceSettings = settings, everyDevice = options.calibration
+        seat = try LibinputSeat(seat: options.seat) { name in
+            deviceSettings.device(named: name)?.calibration ?? everyDevice
+        }
+        connectors = try? ConnectorMonitor()
         // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
         var pipelineOptions = options.pipeline
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }

@@ -385,17 +385,7 @@ def main():
     except KeyboardInterrupt:
         failure = "interrupted"
 
-    if qmp is not None:
-        try:
-            qmp.execute("quit")
-        except Exception:  # noqa: BLE001
-            pass
-        qmp.close()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    vmrun.quit_qemu(proc, qmp, timeout=5)
     # drain what is left on the pipes
     for kind, f in (("serial", proc.stdout), ("stderr", proc.stderr)):
         rest = bufs[kind] + (f.read() or b"")

@@ -330,17 +330,7 @@ def main():
                         shot(m.group(1).lower())
     except KeyboardInterrupt:
         note("interrupted")
-    if qmp is not None:
-        try:
-            qmp.execute("quit")
-        except Exception:  # noqa: BLE001
-            pass
-        qmp.close()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    vmrun.quit_qemu(proc, qmp, timeout=10)
     logf.close()
     total = time.monotonic() - t0
 

@@ -140,6 +140,21 @@ class QMP:
             self.sock = None
 
 
+def quit_qemu(proc, qmp, timeout):
+    """Asks QEMU to quit over QMP (if connected), waits up to `timeout` s, then kills it."""
+    if qmp is not None:
+        try:
+            qmp.execute("quit")
+        except Exception:  # noqa: BLE001 - QEMU may already be gone
+            pass
+        qmp.close()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def check_path(kind, path):
     # The path goes on the kernel command line (space separated, no quoting) and into QEMU
     # options (where ',' must be doubled).
