@@ -9,6 +9,9 @@ public struct ConnectorInfo: Sendable, Equatable {
     public var connected: Bool
     public var modes: [String]       // "1280x800@60", preferred first
     public var preferred: String?
+    /// The screen's physical size from its EDID (0 when unknown, as on projectors).
+    public var widthMM: Int = 0
+    public var heightMM: Int = 0
 }
 
 /// A DRM card: opening it, and what it has.
@@ -56,6 +59,7 @@ public final class DRMCard {
         let preferred = modes.first { $0.1 }?.0
         return ConnectorInfo(id: c.pointee.connector_id, name: "\(typeName)-\(c.pointee.connector_type_id)",
                              connected: c.pointee.connection == DRM_MODE_CONNECTED,
-                             modes: modes.sorted { $0.1 && !$1.1 }.map(\.0), preferred: preferred)
+                             modes: modes.sorted { $0.1 && !$1.1 }.map(\.0), preferred: preferred,
+                             widthMM: Int(c.pointee.mmWidth), heightMM: Int(c.pointee.mmHeight))
     }
 }

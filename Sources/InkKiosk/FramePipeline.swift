@@ -13,6 +13,8 @@ public struct PipelineOptions: Sendable {
     public var prediction = true
     public var fps = 60.0
     public var background = RGBA.white
+    /// `show-palette` shows the palette overlay (off where a screen draws its own palette).
+    public var paletteOverlay = true
     public init() {}
 }
 
@@ -20,7 +22,11 @@ public struct PipelineOptions: Sendable {
 /// The kiosk and replay both drive it; only who calls `handle` and `renderFrame` differs.
 public final class FramePipeline {
     public private(set) var interaction: Interaction
-    public private(set) var document = Document()
+    /// Every page; the one on screen is `document`.
+    public private(set) var notebook = Notebook()
+    public var document: Document { notebook.page }
+    /// Presses on on-screen controls since the screen last looked (`takePresses`).
+    private var presses: [Press] = []
     public let renderer: FrameRenderer
     public let display: Display
     public let options: PipelineOptions
@@ -33,6 +39,7 @@ public final class FramePipeline {
 
     public init(settings: InteractionSettings, devices: [DeviceInfo], display: Display, options: PipelineOptions = PipelineOptions()) throws {
         interaction = Interaction(settings: settings, devices: devices)
+        for d in devices { deviceNames[d.id] = d.name }
         renderer = try FrameRenderer(size: display.size, background: options.background)
         self.display = display
         self.options = options
@@ -47,13 +54,52 @@ public final class FramePipeline {
     public func apply(_ intent: Intent) {
         switch intent {
         case .beginStroke, .appendSample: samplesReceived += 1
+        case .press(let p): presses.append(p); return
         default: break
         }
-        document.apply(intent)
+        notebook.page.apply(intent)
     }
 
+    /// Presses on controls since the last call, for the screen to act on.
+    public func takePresses() -> [Press] {
+        defer { presses.removeAll() }
+        return presses
+    }
+
+    /// The screen's layout: decorations under the ink, controls over it, and where the
+    /// controls take input instead of drawing.
+    public func show(backdrop: [UIElement], chrome: [UIElement], controlAreas: [Rect], modal: Bool) throws {
+        let backdropChanged = renderer.setBackdrop(backdrop)
+        if try renderer.setChrome(chrome) || backdropChanged { needsFrame = true }
+        if controlAreas != interaction.controlAreas || modal != interaction.modal {
+            interaction.setControlAreas(controlAreas, modal: modal)
+        }
+    }
+
+    public func select(_ tool: ToolKind) { interaction.select(tool); needsFrame = true }
+    public func setBrush(_ brush: Brush) { interaction.setBrush(brush); needsFrame = true }
+    public func setPaletteVisible(_ visible: Bool) { interaction.setPaletteVisible(visible); needsFrame = true }
+
+    // MARK: pages
+
+    public func addPage() { notebook.addPage(); renderer.showAnotherDocument(); needsFrame = true }
+    public func turn(to page: Int) {
+        guard page != notebook.current else { return }
+        notebook.turn(to: page)
+        renderer.showAnotherDocument()
+        needsFrame = true
+    }
+    /// Starts over with one blank page, not undoably (a signature that was accepted or abandoned).
+    public func startOver() { notebook.reset(); renderer.showAnotherDocument(); needsFrame = true }
+
+    /// Input devices by id (a capture names the pen that signed).
+    public private(set) var deviceNames: [Int: String] = [:]
+
     /// A device was plugged in.
-    public func addDevice(_ device: DeviceInfo) { interaction.addDevice(device) }
+    public func addDevice(_ device: DeviceInfo) {
+        interaction.addDevice(device)
+        deviceNames[device.id] = device.name
+    }
 
     /// A device went away: its strokes end where they were.
     public func removeDevice(_ id: Int) {
@@ -62,11 +108,12 @@ public final class FramePipeline {
     }
 
     /// Finished edits since the last call, for the journal.
-    public func takeEdits() -> [DocumentEdit] { document.takeEdits() }
+    public func takeEdits() -> [NotebookEdit] { notebook.takeEdits() }
 
-    /// Brings back a journalled drawing (after a restart); the next frame shows all of it.
-    public func restore(_ edits: [DocumentEdit]) {
-        document.restore(edits)
+    /// Brings back a journalled notebook (after a restart); the next frame shows all of it.
+    public func restore(_ edits: [NotebookEdit]) {
+        notebook.restore(edits)
+        renderer.showAnotherDocument()
         needsFrame = true
     }
 
@@ -74,16 +121,16 @@ public final class FramePipeline {
     public func redrawAll() { renderer.invalidateAll(); needsFrame = true }
 
     public func perform(_ action: PreferredAction) { interaction.perform(action); needsFrame = true }
-    public func undo() { document.undo(); needsFrame = true }
-    public func redo() { document.redo(); needsFrame = true }
-    public func clear() { document.clear(); needsFrame = true }
+    public func undo() { notebook.page.undo(); needsFrame = true }
+    public func redo() { notebook.page.redo(); needsFrame = true }
+    public func clear() { notebook.page.clear(); needsFrame = true }
 
     /// Draws everything that arrived since the last frame and presents it.
     @discardableResult
     public func renderFrame() throws -> FrameReport {
         let start = ContinuousClock.now
-        document.finishFrame()
-        let changes = document.takeChanges()
+        notebook.page.finishFrame()
+        let changes = notebook.page.takeChanges()
         let damage = try renderer.render(document: document, changes: changes, overlay: overlayScene())
         try display.present(renderer.frame, damage: damage)
         needsFrame = false
@@ -124,7 +171,7 @@ public final class FramePipeline {
             plane.hideCursor()
             cursorShows = nil
         }
-        if interaction.paletteVisible { scene.palette = renderer.palette }
+        if interaction.paletteVisible && options.paletteOverlay { scene.palette = renderer.palette }
         if interaction.currentTool == .debug {
             scene.debugDiagrams = scene.hovers.map(\.sample)
                 + document.active.values.filter { if case .pen = $0.source { return true } else { return false } }

@@ -22,6 +22,8 @@ public struct KioskOptions: Sendable {
     /// The stroke journal: every finished edit is synced here, and restored on start.
     public var journalPath: String? = nil
     public var statsPath: String? = nil
+    /// The mode's screen: signature, classroom, or ink only.
+    public var screen = ScreenSettings()
     public var configure: @Sendable (inout InteractionSettings) -> Void = { _ in }
     public init() {}
 }
@@ -38,8 +40,12 @@ public final class Kiosk {
     private let recorder: SessionRecorder?
     private let journal: StrokeJournal?
     /// Edits the journal could not take yet (disk full, read-only): kept, and retried.
-    private var unsaved: [DocumentEdit] = []
+    private var unsaved: [NotebookEdit] = []
+    /// Why the journal last failed, while it fails.
+    private var storageProblem: String?
     private let options: KioskOptions
+    /// The mode's screen (nil: ink only).
+    public let screen: KioskScreen?
     private var latency = LatencyLog()
     private var oldestUnrendered: Double?
     private var running = true
@@ -68,6 +74,10 @@ public final class Kiosk {
         // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
         var pipelineOptions = options.pipeline
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
+        // The classroom toolbar has its own palette for `show-palette`.
+        if options.screen.mode == .classroom { pipelineOptions.paletteOverlay = false }
+        let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
+        screen = options.screen.makeScreen(metrics: metrics)
         pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
         recorder = options.recordPath.map(SessionRecorder.init)
         var journal: StrokeJournal?
@@ -79,11 +89,16 @@ public final class Kiosk {
         self.journal = journal
         if let journal {
             if let warning = journal.warning { FileHandle.standardError.write(Data("inkkiosk: warning: \(warning)\n".utf8)) }
-            if !journal.recovered.isEmpty { pipeline.restore(journal.recovered) }
+            if options.screen.mode == .signature && options.screen.api != nil {
+                // The host's request died with the last process: its half-drawn signature goes too.
+                try? journal.reset()
+            } else if !journal.recovered.isEmpty {
+                pipeline.restore(journal.recovered)
+            }
         }
         if let journal { log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes") }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
-        log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz, seat \(options.seat)")
+        log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
     }
 
     /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
@@ -102,6 +117,7 @@ public final class Kiosk {
         }
         display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
         try loop.watch(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [unowned self] signal in handle(signal) }
+        if let fd = screen?.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
         readInput()
         try drawIfDue()
         while running {
@@ -129,9 +145,22 @@ public final class Kiosk {
             }
         }
         saveEdits()
+        updateScreen()
     }
 
-    /// A finished stroke is on disk before the next input is read.
+    /// The screen acts on presses (and host requests); what that changed is saved at once.
+    private func updateScreen() {
+        guard let screen else { return }
+        let context = ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in
+            unsaved.removeAll()
+            try journal?.reset()
+        }, log: log)
+        do { try screen.update(context) } catch { log("warning: screen: \(error)") }
+        saveEdits()
+    }
+
+    /// A finished stroke is on disk before the next input is read. When the disk refuses,
+    /// the screen says so and drawing carries on; the edits are retried with the next ones.
     private func saveEdits() {
         guard let journal else { return }
         unsaved += pipeline.takeEdits()
@@ -139,8 +168,16 @@ public final class Kiosk {
         do {
             try journal.append(unsaved)
             unsaved.removeAll()
+            if storageProblem != nil {
+                storageProblem = nil
+                screen?.storageWarning = nil
+                log("ink is being saved again")
+            }
         } catch {
-            log("warning: cannot save ink (\(error)); \(unsaved.count) edits kept in memory, retrying with the next stroke")
+            let reason = StorageError.reason(error)
+            if storageProblem == nil { log("warning: cannot save ink (\(error)); \(unsaved.count) edits kept in memory, retrying with the next stroke") }
+            storageProblem = reason
+            screen?.storageWarning = reason
         }
     }
 

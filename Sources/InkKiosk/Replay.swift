@@ -10,6 +10,8 @@ public struct ReplayOptions: Sendable {
     public var frameStep = 1
     /// Record the per-frame cost grouped by stroke (the benchmark's flatness figure).
     public var perStrokeCost = false
+    /// Shows a mode's screen around the ink (its buttons work on the recording's taps).
+    public var screen = ScreenSettings()
     public init() {}
 }
 
@@ -25,13 +27,18 @@ public struct Replay {
 
     /// Runs to the end of the recording and returns the pipeline (its display holds the screen).
     public func run(on display: Display) throws -> (pipeline: FramePipeline, stats: ReplayStats) {
-        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: options.pipeline)
+        var pipelineOptions = options.pipeline
+        if options.screen.mode == .classroom { pipelineOptions.paletteOverlay = false }
+        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: pipelineOptions)
+        let screen = options.screen.makeScreen(metrics: options.screen.metrics(size: display.size, widthMM: 0))
+        let context = ScreenContext(pipeline: pipeline)
         let clock = FrameClock(start: recording.events.first?.time ?? 0, fps: options.pipeline.fps)
         var reports: [FrameReport] = []
         var strokeCost: [Int: [Double]] = [:]
         var frameIndex = 0
 
         func frame() throws {
+            try screen?.update(context)
             let report = try pipeline.renderFrame()
             reports.append(report)
             if options.perStrokeCost, let id = pipeline.document.active.values.map(\.id).max() {

@@ -47,15 +47,27 @@ public struct Exporter {
 
     /// One PDF page of the screen's size, in points (1 px = 1 pt, so the page keeps the proportions).
     public func pdf(_ strokes: [Stroke], to path: String) throws {
+        try pdf(pages: [strokes], to: path)
+    }
+
+    /// One PDF page per drawing, in order (a classroom notebook).
+    public func pdf(pages: [[Stroke]], to path: String) throws {
         guard let surface = cairo_pdf_surface_create(path, Double(size.width), Double(size.height)) else {
             throw RenderError("cannot create \(path)")
         }
-        try finish(surface, strokes, path)
+        try finish(surface, pages, path)
     }
 
     private func finish(_ surface: OpaquePointer, _ strokes: [Stroke], _ path: String) throws {
+        try finish(surface, [strokes], path)
+    }
+
+    private func finish(_ surface: OpaquePointer, _ pages: [[Stroke]], _ path: String) throws {
         defer { cairo_surface_destroy(surface) }
-        draw(strokes, on: surface)
+        for (i, strokes) in pages.enumerated() {
+            if i > 0 { cairo_surface_show_page(surface) }
+            draw(strokes, on: surface)
+        }
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
         guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot write \(path)", status) }

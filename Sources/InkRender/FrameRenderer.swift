@@ -17,6 +17,14 @@ public final class FrameRenderer {
     /// What the screen shows (XRGB8888, the scanout format).
     public let frame: ImageSurface
     let canvas: ImageSurface
+    /// The paper: background colour and the screen's decorations under the ink (a prompt, a line).
+    private let backdrop: ImageSurface
+    private var backdropElements: [UIElement] = []
+    /// Controls over the ink (buttons, toolbar, banners); transparent elsewhere.
+    private var chrome: ImageSurface?
+    private var chromeElements: [UIElement] = []
+    private var chromeDamage: [Rect] = []
+    private var canvasStale = false
     private var layers: [StrokeID: StrokeLayer] = [:]
     private var spareLayers: [ImageSurface] = []
     private var previousOverlay: [Rect] = []
@@ -35,11 +43,68 @@ public final class FrameRenderer {
         self.background = background
         canvas = try ImageSurface(size: size, format: .xrgb)
         frame = try ImageSurface(size: size, format: .xrgb)
+        backdrop = try ImageSurface(size: size, format: .xrgb)
+        CairoContext(backdrop).fill(bounds, with: background)
         CairoContext(canvas).fill(bounds, with: background)
     }
 
     /// The next frame repaints everything.
     public func invalidateAll() { firstFrame = true }
+
+    /// Another drawing is shown (a page turned): strokes being drawn are dropped, and the
+    /// next frame repaints the canvas from the document.
+    public func showAnotherDocument() {
+        for (_, layer) in layers {
+            if !layer.inked.isEmpty { CairoContext(layer.surface).fill(layer.inked.outset(by: 2).integral, with: RGBA(0, 0, 0, 0)) }
+            spareLayers.append(layer.surface)
+        }
+        layers.removeAll()
+        canvasStale = true
+    }
+
+    /// The decorations under the ink; a change repaints the canvas.
+    @discardableResult
+    public func setBackdrop(_ elements: [UIElement]) -> Bool {
+        guard elements != backdropElements else { return false }
+        backdropElements = elements
+        let ctx = CairoContext(backdrop)
+        ctx.fill(bounds, with: background)
+        UIPainter.draw(elements, in: ctx.cr)
+        cairo_surface_flush(backdrop.surface)
+        canvasStale = true
+        return true
+    }
+
+    /// The controls over the ink; only the elements that changed are redrawn.
+    @discardableResult
+    public func setChrome(_ elements: [UIElement]) throws -> Bool {
+        guard elements != chromeElements else { return false }
+        let surface: ImageSurface
+        if let chrome { surface = chrome } else { surface = try ImageSurface(size: size, format: .argb); chrome = surface }
+        let old = Set(chromeElements.indices.map { ElementKey(chromeElements[$0]) })
+        let new = Set(elements.indices.map { ElementKey(elements[$0]) })
+        let changed = old.symmetricDifference(new).map { $0.element.bounds.integral.intersection(bounds) }.filter { !$0.isEmpty }
+        chromeElements = elements
+        let ctx = CairoContext(surface)
+        for r in changed {
+            cairo_save(ctx.cr)
+            ctx.clip(to: r)
+            ctx.fill(r, with: RGBA(0, 0, 0, 0))
+            UIPainter.draw(elements.filter { $0.bounds.intersects(r) }, in: ctx.cr)
+            cairo_restore(ctx.cr)
+        }
+        cairo_surface_flush(surface.surface)
+        chromeDamage += changed
+        return true
+    }
+
+    /// Elements compared by value, to find what changed between two layouts.
+    private struct ElementKey: Hashable {
+        let element: UIElement
+        init(_ e: UIElement) { element = e }
+        static func == (a: Self, b: Self) -> Bool { a.element == b.element }
+        func hash(into h: inout Hasher) { h.combine(element.bounds.minX); h.combine(element.bounds.minY) }
+    }
 
     private var bounds: Rect { Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)) }
 
@@ -48,6 +113,10 @@ public final class FrameRenderer {
         var damage = DamageRegion(screen: size)
         if firstFrame { damage.addAll(); firstFrame = false }
         for r in previousOverlay { damage.add(r) }
+        for r in chromeDamage { damage.add(r) }
+        chromeDamage.removeAll()
+        var changes = changes
+        if canvasStale { changes.everything = true; canvasStale = false }
 
         let canvasContext = CairoContext(canvas)
         for stroke in changes.ended { try end(stroke, canvas: canvasContext, damage: &damage) }
@@ -90,6 +159,10 @@ public final class FrameRenderer {
                 ShapePainter.draw(tail, in: cr)
                 cairo_pop_group_to_source(cr)
                 cairo_paint_with_alpha(cr, opacity)
+            }
+            if let chrome, !chromeElements.isEmpty {
+                cairo_set_source_surface(cr, chrome.surface, 0, 0)
+                cairo_paint(cr)
             }
             for (shapes, alpha) in extras {
                 cairo_push_group(cr)
@@ -165,7 +238,7 @@ public final class FrameRenderer {
         for r in regions where !r.isEmpty {
             cairo_save(ctx.cr)
             ctx.clip(to: r)
-            ctx.fill(r, with: background)
+            ctx.copy(backdrop, in: r)
             for stroke in document.strokes where stroke.bounds.intersects(r) {
                 ShapePainter.drawStroke(stroke, in: ctx.cr)
             }
@@ -176,8 +249,7 @@ public final class FrameRenderer {
 }
 
 public enum Palette {
-    public static let standard: [RGBA] = [
-        .ink, RGBA(0, 0, 0), RGBA(0.8, 0.1, 0.1), RGBA(0.1, 0.55, 0.2), RGBA(0.1, 0.35, 0.85),
-        RGBA(0.95, 0.55, 0.0), RGBA(0.55, 0.2, 0.7), .highlighterYellow,
-    ]
+    /// Ink, black, red, green, blue, orange, purple, yellow (8-bit exact, as a config writes them).
+    public static let standard: [RGBA] = ["#0d1759", "#000000", "#cc1a1a", "#1a8c33", "#1a59d9", "#f28c00", "#8c33b3", "#ffd900"]
+        .compactMap { RGBA(hex: $0) }
 }

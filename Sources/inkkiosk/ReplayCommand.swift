@@ -5,7 +5,6 @@ import InkRender
 import InkDisplay
 import InkKiosk
 
-
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -42,6 +41,12 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Print statistics as one JSON object.")
     var stats = false
 
+    @Option(name: .customLong("kiosk-mode"), help: "Show a mode's screen around the ink (draw, signature, classroom); its buttons act on the recording's taps. Files it writes go to /tmp.")
+    var kioskMode: KioskMode = .draw
+
+    @Option(help: "A configuration file whose [ui], [signature] and [classroom] settings the screen uses.")
+    var config: String?
+
     enum BackgroundChoice: String, ExpressibleByArgument { case white, transparent }
 
     func validate() throws {
@@ -55,6 +60,14 @@ struct ReplayCommand: ParsableCommand {
         options.pipeline = ink.pipelineOptions(prediction: !input.noPrediction)
         options.framesDirectory = frames
         options.frameStep = frameStep
+        if let config {
+            do { options.screen = try KioskConfig.load(path: config).screen } catch let e as ConfigError {
+                throw CleanExit.message("the configuration has problems:\n\(e)", code: 1)
+            }
+        }
+        options.screen.mode = kioskMode
+        options.screen.api = nil
+        if config == nil { options.screen.outbox = "/tmp/inkkiosk-replay-outbox"; options.screen.saveDirectory = "/tmp/inkkiosk-replay-saved" }
 
         let display = try OffscreenDisplay(size: size)
         let (pipeline, result) = try Replay(recording: recording, settings: ink.settings(screen: size), options: options).run(on: display)

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import InkKiosk
 
+extension KioskMode: ExpressibleByArgument {}
+
 /// Where the kiosk runs: the seat, the screen, the console.
 struct KioskArguments: ParsableArguments {
     @Option(help: "Configuration file (TOML; see config/inkkiosk.toml). Flags given here override it.")
@@ -40,6 +42,18 @@ struct KioskArguments: ParsableArguments {
     @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
     var noPrediction = false
 
+    @Option(name: .customLong("kiosk-mode"), help: "What the screen is for: draw (ink only), signature or classroom (default: the config's mode, else draw).")
+    var kioskMode: KioskMode?
+
+    @Option(help: "Signature mode: where accepted signatures are written.")
+    var outbox: String?
+
+    @Option(name: .customLong("save-dir"), help: "Classroom mode: where Save writes the pages (PNG and PDF).")
+    var saveDir: String?
+
+    @Option(help: "Signature mode: serve the local API here (\"127.0.0.1:7300\", \"unix:/run/inkkiosk/api.sock\") and sign on request.")
+    var api: String?
+
     func validate() throws {
         if let calibration, parsedCalibration == nil {
             throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\" (got \"\(calibration)\")")
@@ -70,6 +84,11 @@ struct KioskArguments: ParsableArguments {
         o.statsPath = latencyStats
         o.recordPath = record
         o.journalPath = journal ?? file.journal
+        o.screen = file.screen
+        if let kioskMode { o.screen.mode = kioskMode }
+        if let outbox { o.screen.outbox = outbox }
+        if let saveDir { o.screen.saveDirectory = saveDir }
+        if let api { o.screen.api = api }
         let patch = ink.patch(over: file.ink)
         o.configure = { patch.apply(to: &$0) }
         return o

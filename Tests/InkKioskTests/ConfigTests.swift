@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import InkCore
+import InkRender
 @testable import InkKiosk
 
 @Suite struct Config {
@@ -13,6 +14,64 @@ import InkCore
         let builtIn = InteractionSettings(screen: screenSize)
         #expect(fromFile == builtIn)
         #expect(c.seat == "seat0" && c.prediction == true && c.journal == nil && c.allowVTSwitch == false)
+        #expect(c.screen == ScreenSettings(), "mode, [ui], [signature], [classroom], [api]")
+        #expect(Palette.standard.count == 8)
+    }
+
+    @Test func theProfilesAreValidAndSayWhatTheyAreFor() throws {
+        let signature = try KioskConfig.load(path: Fixtures.packageDirectory.appendingPathComponent("config/signature.toml").path)
+        #expect(signature.screen.mode == .signature)
+        #expect(signature.journal != nil)
+        let classroom = try KioskConfig.load(path: Fixtures.packageDirectory.appendingPathComponent("config/classroom.toml").path)
+        #expect(classroom.screen.mode == .classroom)
+        #expect(classroom.journal != nil)
+    }
+
+    @Test func modeUIAndAPIKeys() throws {
+        let c = try KioskConfig.parse("""
+            mode = "signature"
+            [ui]
+            button_mm = 15
+            dpi = 160
+            [ui.text]
+            prompt = "Bitte oberhalb der Linie unterschreiben"
+            accept = "Bestätigen"
+            [signature]
+            outbox = "/srv/outbox"
+            [api]
+            enabled = true
+            listen = "unix:/run/inkkiosk/api.sock"
+            default_timeout = 90
+            """, file: "t.toml")
+        #expect(c.screen.mode == .signature && c.screen.buttonMM == 15 && c.screen.dpi == 160)
+        #expect(c.screen.text.prompt == "Bitte oberhalb der Linie unterschreiben" && c.screen.text.accept == "Bestätigen")
+        #expect(c.screen.text.clear == "Clear")
+        #expect(c.screen.outbox == "/srv/outbox" && c.screen.api == "unix:/run/inkkiosk/api.sock" && c.screen.defaultTimeout == 90)
+    }
+
+    @Test func badModeAndUIValuesAreReportedWithTheirLines() throws {
+        do {
+            _ = try KioskConfig.parse("""
+                mode = "kiosk"
+                [ui]
+                button_mm = 5
+                [ui.text]
+                promt = "typo"
+                [signature]
+                outbox = "relative/outbox"
+                [classroom]
+                palette = ["#zzz"]
+                """, file: "bad.toml")
+            Issue.record("accepted a broken config")
+        } catch let e as ConfigError {
+            let text = "\(e)"
+            #expect(text.contains("bad.toml:1: mode: "), "\(text)")
+            #expect(text.contains("\"draw\", \"signature\", \"classroom\""), "\(text)")
+            #expect(text.contains("bad.toml:3: ui.button_mm: must be between 9 and 40 (got 5)"), "\(text)")
+            #expect(text.contains("bad.toml:5: ui.text.promt: unknown key"), "\(text)")
+            #expect(text.contains("bad.toml:7: signature.outbox: must be an absolute path"), "\(text)")
+            #expect(text.contains("bad.toml:9: classroom.palette"), "\(text)")
+        }
     }
 
     @Test func settingsReachTheInk() throws {
@@ -80,7 +139,7 @@ import InkCore
                 "kiosk.toml:13: device[0].match: is required: part of the device's name, as `inkkiosk devices` shows it",
                 "kiosk.toml:17: buttons.stylus: \"double-tap\" is not one of \"switch-previous\", \"switch-eraser\", \"show-palette\", \"toggle-debug\", \"ignore\"",
                 "kiosk.toml:18: buttons.click_max_ms: must be between 50 and 2000 (got 5)",
-                "kiosk.toml:20: buttonz: unknown key (known here: display, input, device, tools, buttons, hover, prediction, storage)",
+                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api)",
             ]
             #expect(lines == expected)
         }

@@ -7,10 +7,9 @@ import InkDisplay
 @testable import InkKiosk
 
 /// A replayed session's edits, as the kiosk would have journalled them.
-private func session(_ name: String) throws -> (edits: [DocumentEdit], strokes: [Stroke], screen: Screen) {
+private func session(_ name: String) throws -> (edits: [NotebookEdit], strokes: [Stroke], screen: Screen) {
     let r = try replay(name)
-    var document = r.pipeline.document
-    return (document.takeEdits(), r.pipeline.document.strokes, r.screen)
+    return (r.pipeline.takeEdits(), r.pipeline.document.strokes, r.screen)
 }
 
 private func journalPath(_ name: String) throws -> String {
@@ -33,10 +32,10 @@ private func fileSize(_ path: String) -> Int {
         let reopened = try StrokeJournal(path: path)
         #expect(reopened.warning == nil)
         #expect(reopened.recovered == edits)
-        var document = Document()
-        document.restore(reopened.recovered)
-        #expect(document.strokes.map(\.id) == strokes.map(\.id))
-        #expect(document.strokes.map(\.samples) == strokes.map(\.samples))
+        var notebook = Notebook()
+        notebook.restore(reopened.recovered)
+        #expect(notebook.page.strokes.map(\.id) == strokes.map(\.id))
+        #expect(notebook.page.strokes.map(\.samples) == strokes.map(\.samples))
 
         // The restored drawing looks the same on screen.
         let display = try OffscreenDisplay(size: screenSize)
@@ -46,8 +45,8 @@ private func fileSize(_ path: String) -> Int {
         #expect(compare(Screen(display.screen), screen).maxDelta <= 2)
 
         // And undo still knows what the eraser did.
-        document.undo()
-        #expect(document.strokes.count == 2)
+        notebook.page.undo()
+        #expect(notebook.page.strokes.count == 2)
     }
 
     @Test func aTornTailIsCutNeverRefused() throws {
@@ -96,6 +95,26 @@ private func fileSize(_ path: String) -> Int {
         let j = try StrokeJournal(path: path)
         #expect(j.recovered.isEmpty && j.warning?.contains("moved aside") == true)
         #expect(FileManager.default.fileExists(atPath: path + ".damaged"))
+    }
+
+    @Test func pagesAndTheirOrderComeBack() throws {
+        let (edits, _, _) = try session("pressure")
+        let strokes = edits.compactMap { if case .page(_, .added(let s)) = $0 { return s } else { return nil } }
+        let journalled: [NotebookEdit] = [.page(0, .added(strokes[0])), .addPage, .page(1, .added(strokes[1])),
+                                          .page(1, .added(strokes[2])), .page(1, .undo), .turn(to: 0)]
+        let path = try journalPath("pages")
+        try StrokeJournal(path: path).append(journalled)
+        let j = try StrokeJournal(path: path)
+        #expect(j.recovered == journalled)
+        var notebook = Notebook()
+        notebook.restore(j.recovered)
+        #expect(notebook.count == 2 && notebook.current == 0)
+        #expect(notebook.pages[0].strokes.map(\.id) == [strokes[0].id])
+        #expect(notebook.pages[1].strokes.map(\.id) == [strokes[1].id])
+        #expect(notebook.pages[1].canRedo, "the undo history of page 2 came back")
+        // Emptying the journal (a handed-over signature) leaves nothing to restore.
+        try j.reset()
+        #expect(try StrokeJournal(path: path).recovered.isEmpty)
     }
 
     @Test func aJournalThatCannotBeOpenedSaysWhere() throws {

@@ -45,6 +45,8 @@ public struct Document: Sendable {
             active[source]?.update(index: index, with: sample)
         case let .endStroke(source):
             finish(source)
+        case .press:
+            break   // a control was pressed: the screen handles it, the drawing does not change
         case let .cancelStroke(source):
             guard var stroke = active.removeValue(forKey: source) else { return }
             stroke.state = .cancelled
@@ -53,6 +55,11 @@ public struct Document: Sendable {
                 pushErase(removed)   // what an eraser already removed stays removed, undoably
             }
         }
+    }
+
+    /// Ends every stroke being drawn as it is (before the page is turned away from).
+    public mutating func finishActive() {
+        for source in active.keys.sorted(by: { (active[$0]?.id ?? 0) < (active[$1]?.id ?? 0) }) { finish(source) }
     }
 
     /// Marks this frame's samples of every active stroke (all but each one's last are coalesced).

@@ -6,6 +6,19 @@ public enum Intent: Sendable, Equatable {
     case updateSample(StrokeSource, index: Int, Sample)
     case endStroke(StrokeSource)
     case cancelStroke(StrokeSource)
+    /// A pen or finger on an on-screen control (a button, the toolbar): not ink.
+    case press(Press)
+}
+
+/// A pen tip or finger pressing an on-screen control: it began, moved, lifted, or went away.
+public struct Press: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable { case began, moved, ended, cancelled }
+    public var phase: Phase
+    public var source: StrokeSource
+    public var location: Point
+    public init(_ phase: Phase, _ source: StrokeSource, at location: Point) {
+        self.phase = phase; self.source = source; self.location = location
+    }
 }
 
 /// The pen hovering above the surface: where it would touch down and how visible the preview is.

@@ -16,6 +16,11 @@ public struct Interaction: Sendable {
     private var fingers: [Int: FingerState] = [:]
     private var padClicks: [Int: ButtonClicks] = [:]
     private var lastPenTime = -Double.infinity
+    /// Screen areas that belong to on-screen controls: a pen or finger that lands there
+    /// presses, it does not draw. Fingers press controls even in pencil mode.
+    public private(set) var controlAreas: [Rect] = []
+    /// A dialog is up: every contact is a press, nothing draws.
+    public private(set) var modal = false
 
     struct PenState: Sendable {
         var tool: ToolType = .pen
@@ -24,6 +29,8 @@ public struct Interaction: Sendable {
         var axes: Axes?
         var clicks = ButtonClicks()
         var strokeSamples = 0
+        /// The tip went down on a control: it presses until it lifts.
+        var pressing = false
         /// Index of a stroke sample whose pressure is still an estimate.
         var pendingPressureIndex: Int?
     }
@@ -31,6 +38,8 @@ public struct Interaction: Sendable {
     struct FingerState: Sendable {
         /// Slot → when it went down and whether it draws.
         var slots: [Int: (down: Double, draws: Bool)] = [:]
+        /// Slots that went down on a control, and where they are now (a touch-up has no position).
+        var pressing: [Int: Point] = [:]
     }
 
     public init(settings: InteractionSettings, devices: [DeviceInfo]) {
@@ -50,7 +59,12 @@ public struct Interaction: Sendable {
     /// A device went away: its stroke ends cleanly where it was, its hover disappears.
     public mutating func removeDevice(_ id: Int) -> [Intent] {
         var intents: [Intent] = []
-        if pens[id]?.tipDown == true { intents.append(.endStroke(.pen(device: id))) }
+        if pens[id]?.pressing == true {
+            intents.append(.press(Press(.cancelled, .pen(device: id), at: .zero)))
+        } else if pens[id]?.tipDown == true {
+            intents.append(.endStroke(.pen(device: id)))
+        }
+        for slot in fingers[id]?.pressing.keys.sorted() ?? [] { intents.append(.press(Press(.cancelled, .finger(device: id, slot: slot), at: .zero))) }
         for (slot, s) in fingers[id]?.slots ?? [:] where s.draws { intents.append(.endStroke(.finger(device: id, slot: slot))) }
         pens[id] = nil; fingers[id] = nil; hover[id] = nil; padClicks[id] = nil
         devices[id] = nil; mappers[id] = nil; pressureCurves[id] = nil
@@ -58,6 +72,14 @@ public struct Interaction: Sendable {
     }
 
     public var currentTool: ToolKind { tools.current }
+
+    /// Where the on-screen controls are (the screen's layout changed).
+    public mutating func setControlAreas(_ areas: [Rect], modal: Bool) {
+        controlAreas = areas
+        self.modal = modal
+    }
+
+    private func onControl(_ p: Point) -> Bool { modal || controlAreas.contains { $0.contains(p) } }
 
     public mutating func handle(_ event: InkEvent) -> [Intent] {
         guard let device = devices[event.device] else { return [] }
@@ -73,6 +95,10 @@ public struct Interaction: Sendable {
             return []
         case (.touch, .touchDown(let slot, let x, let y)):
             return fingerDown(event.device, slot: slot, x: x, y: y, time: event.time)
+        case (.touch, .touchMotion(let slot, let x, let y)) where fingers[event.device]?.pressing[slot] != nil:
+            guard let s = fingerSample(event.device, x, y, event.time) else { return [] }
+            fingers[event.device]?.pressing[slot] = s.location
+            return [.press(Press(.moved, .finger(device: event.device, slot: slot), at: s.location))]
         case (.touch, .touchMotion(let slot, let x, let y)):
             guard fingers[event.device]?.slots[slot]?.draws == true, let s = fingerSample(event.device, x, y, event.time) else { return [] }
             return [.appendSample(.finger(device: event.device, slot: slot), s)]
@@ -107,7 +133,11 @@ public struct Interaction: Sendable {
         } else {
             // Some tablets never lift the tip before leaving; end the stroke where it was.
             // The proximity-out position is not trusted (drivers report 0,0 or stale values).
-            if pen.tipDown { intents.append(.endStroke(.pen(device: id))) }
+            if pen.pressing {
+                intents.append(.press(Press(.cancelled, .pen(device: id), at: .zero)))
+            } else if pen.tipDown {
+                intents.append(.endStroke(.pen(device: id)))
+            }
             pen = PenState()
         }
         pens[id] = pen
@@ -120,7 +150,21 @@ public struct Interaction: Sendable {
         lastPenTime = time
         pen.inProximity = true
         var intents: [Intent] = []
-        if isDown && !pen.tipDown {
+        if isDown && !pen.tipDown, let at = sample(id, axes, time)?.location, onControl(at) {
+            pen.axes = axes
+            pen.tipDown = true
+            pen.pressing = true
+            pens[id] = pen
+            updateHover(id)
+            return [.press(Press(.began, .pen(device: id), at: at))]
+        } else if !isDown && pen.pressing {
+            pen.tipDown = false
+            pen.pressing = false
+            pen.axes = axes
+            pens[id] = pen
+            updateHover(id)
+            return [.press(Press(.ended, .pen(device: id), at: sample(id, axes, time)?.location ?? .zero))]
+        } else if isDown && !pen.tipDown {
             pen.axes = axes
             pen.tipDown = true
             pen.clicks.spoilHeldButtons()
@@ -156,6 +200,11 @@ public struct Interaction: Sendable {
         guard var pen = pens[id] else { return [] }
         lastPenTime = time
         pen.axes = axes
+        if pen.pressing {
+            pens[id] = pen
+            guard let at = sample(id, axes, time)?.location else { return [] }
+            return [.press(Press(.moved, .pen(device: id), at: at))]
+        }
         guard pen.tipDown else { pens[id] = pen; updateHover(id); return [] }
         var intents: [Intent] = []
         if let pending = pen.pendingPressureIndex, let p = axes.pressure, p > 0, let real = sample(id, axes, time) {
@@ -199,7 +248,18 @@ public struct Interaction: Sendable {
         for id in hover.keys { updateHover(id) }
     }
 
-    public mutating func select(_ tool: ToolKind) { tools.select(tool) }
+    public mutating func select(_ tool: ToolKind) {
+        tools.select(tool)
+        for id in hover.keys { updateHover(id) }
+    }
+
+    /// Changes a tool's brush (colour, width) from now on; strokes already drawn keep theirs.
+    public mutating func setBrush(_ brush: Brush) {
+        settings.brushes[brush.tool] = brush
+        for id in hover.keys { updateHover(id) }
+    }
+
+    public mutating func setPaletteVisible(_ visible: Bool) { paletteVisible = visible }
 
     private mutating func updateHover(_ id: Int) {
         guard settings.hover.enabled, let pen = pens[id], pen.inProximity, !pen.tipDown, let axes = pen.axes,
@@ -261,10 +321,16 @@ public struct Interaction: Sendable {
 
     private mutating func fingerDown(_ id: Int, slot: Int, x: Double, y: Double, time: Double) -> [Intent] {
         var state = fingers[id] ?? FingerState()
+        if let at = fingerSample(id, x, y, time)?.location, onControl(at) {
+            state.slots[slot] = (time, false)
+            state.pressing[slot] = at
+            fingers[id] = state
+            return [.press(Press(.began, .finger(device: id, slot: slot), at: at))]
+        }
         var intents: [Intent] = []
         let penRecent = pencilMode && time - lastPenTime < settings.penOnlyAfterPen
         var draws = !penRecent
-        for (other, s) in state.slots {
+        for (other, s) in state.slots where state.pressing[other] == nil {
             draws = false   // one finger draws; more fingers are a gesture
             if s.draws && time - s.down <= settings.secondFingerCancelWindow {
                 intents.append(.cancelStroke(.finger(device: id, slot: other)))
@@ -280,6 +346,10 @@ public struct Interaction: Sendable {
     }
 
     private mutating func fingerUp(_ id: Int, slot: Int, cancelled: Bool) -> [Intent] {
+        if let at = fingers[id]?.pressing.removeValue(forKey: slot) {
+            fingers[id]?.slots[slot] = nil
+            return [.press(Press(cancelled ? .cancelled : .ended, .finger(device: id, slot: slot), at: at))]
+        }
         guard let s = fingers[id]?.slots.removeValue(forKey: slot), s.draws else { return [] }
         let source = StrokeSource.finger(device: id, slot: slot)
         return [cancelled ? .cancelStroke(source) : .endStroke(source)]

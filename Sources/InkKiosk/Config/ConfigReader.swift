@@ -38,6 +38,25 @@ struct ConfigReader {
         return s
     }
 
+    /// An absolute path (the kiosk runs from anywhere, under systemd from /).
+    mutating func path(_ key: String, in t: TOMLTable, at path: String) -> String? {
+        guard let v = string(key, in: t, at: path) else { return nil }
+        guard v.hasPrefix("/") else { problem(join(path, key), "must be an absolute path (got \"\(v)\")"); return nil }
+        return v
+    }
+
+    /// A list of numbers, each in `range`, with a length in `count`.
+    mutating func numberList(_ key: String, in t: TOMLTable, at path: String, _ range: ClosedRange<Double>,
+                             count: ClosedRange<Int>) -> [Double]? {
+        guard let v = t[key] else { return nil }
+        let values = v.array?.compactMap { Self.double($0) }
+        guard let values, values.count == v.array?.count, count.contains(values.count), values.allSatisfy(range.contains) else {
+            problem(join(path, key), "must be a list of \(count.lowerBound) to \(count.upperBound) numbers between \(Self.show(range.lowerBound)) and \(Self.show(range.upperBound))")
+            return nil
+        }
+        return values
+    }
+
     mutating func bool(_ key: String, in t: TOMLTable, at path: String) -> Bool? {
         guard let v = t[key] else { return nil }
         guard let b = v.bool else { problem(join(path, key), "must be true or false, not \(Self.kind(v))"); return nil }

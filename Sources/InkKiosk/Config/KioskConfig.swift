@@ -16,6 +16,8 @@ public struct KioskConfig: Sendable {
     public var prediction: Bool?
     /// What the file says about how input becomes ink; applied over the defaults.
     public var ink = InkSettingsPatch()
+    /// The mode and its screen: `mode`, `[ui]`, `[signature]`, `[classroom]`, `[api]`.
+    public var screen = ScreenSettings()
 
     public init() {}
 
@@ -34,7 +36,10 @@ public struct KioskConfig: Sendable {
         }
         var r = ConfigReader(file: file, text: text)
         var c = KioskConfig()
-        r.only(["display", "input", "device", "tools", "buttons", "hover", "prediction", "storage"], in: root, at: "")
+        r.only(["mode", "display", "input", "device", "tools", "buttons", "hover", "prediction", "storage",
+                "ui", "signature", "classroom", "api"], in: root, at: "")
+        if let mode = r.choice("mode", in: root, at: "", KioskMode.allCases) { c.screen.mode = mode }
+        readScreen(&r, root, into: &c.screen)
 
         if let t = r.table("display", in: root, at: "") {
             r.only(["card", "connector", "mode", "rotation", "allow_vt_switch"], in: t, at: "display")
@@ -118,6 +123,55 @@ public struct KioskConfig: Sendable {
         }
         guard r.problems.isEmpty else { throw ConfigError(problems: r.problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
         return c
+    }
+}
+
+extension KioskConfig {
+    /// `[ui]` (sizes, every word on screen), `[signature]`, `[classroom]` and `[api]`.
+    static func readScreen(_ r: inout ConfigReader, _ root: TOMLTable, into s: inout ScreenSettings) {
+        if let t = r.table("ui", in: root, at: "") {
+            r.only(["button_mm", "dpi", "text"], in: t, at: "ui")
+            if let v = r.number("button_mm", in: t, at: "ui", 9...40) { s.buttonMM = v }
+            if let v = r.number("dpi", in: t, at: "ui", 0...1200) { s.dpi = v > 0 ? v : nil }
+            if let text = r.table("text", in: t, at: "ui") {
+                let keys = UIText.configKeys
+                r.only(keys.map(\.key), in: text, at: "ui.text")
+                for (key, path) in keys {
+                    guard let v = r.string(key, in: text, at: "ui.text") else { continue }
+                    if v.isEmpty { r.problem("ui.text.\(key)", "must not be empty") } else { s.text[keyPath: path] = v }
+                }
+            }
+        }
+        if let t = r.table("signature", in: root, at: "") {
+            r.only(["outbox"], in: t, at: "signature")
+            if let v = r.path("outbox", in: t, at: "signature") { s.outbox = v }
+        }
+        if let t = r.table("classroom", in: root, at: "") {
+            r.only(["save_dir", "palette", "widths"], in: t, at: "classroom")
+            if let v = r.path("save_dir", in: t, at: "classroom") { s.saveDirectory = v }
+            if let v = t["palette"] {
+                if let colors = v.array?.enumerated().compactMap({ i, c -> RGBA? in
+                    guard let text = c.string, let color = RGBA(hex: text) else {
+                        r.problem("classroom.palette", "entry \(i + 1) must be a colour \"#rrggbb\" or \"#rrggbbaa\""); return nil
+                    }
+                    return color
+                }), !colors.isEmpty, colors.count <= 16 {
+                    s.palette = colors
+                } else {
+                    r.problem("classroom.palette", "must be a list of 1 to 16 colours, e.g. [\"#0d1759\", \"#cc1a1a\"]")
+                }
+            }
+            if t["widths"] != nil {
+                if let v = r.numberList("widths", in: t, at: "classroom", 0.1...10, count: 1...5) { s.widths = v }
+            }
+        }
+        if let t = r.table("api", in: root, at: "") {
+            r.only(["enabled", "listen", "default_timeout"], in: t, at: "api")
+            let enabled = r.bool("enabled", in: t, at: "api") ?? false
+            let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
+            s.api = enabled ? listen : nil
+            if let v = r.number("default_timeout", in: t, at: "api", 0...86_400) { s.defaultTimeout = v > 0 ? v : nil }
+        }
     }
 }
 

@@ -40,4 +40,33 @@ enum DurableFile {
         try create(tmp, data, mode: mode)
         guard rename(tmp, path) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(path)") }
     }
+
+    /// Makes sure `directory` exists and can be written (a clear reason when not: missing,
+    /// read-only file system, full), creating it if needed.
+    static func prepareDirectory(_ directory: String) throws {
+        if access(directory, F_OK) != 0 {
+            guard mkdir(directory, 0o700) == 0 || Glibc.errno == EEXIST else { throw StorageError.errno("cannot create \(directory)") }
+        }
+        guard access(directory, W_OK) == 0 else { throw StorageError.errno("cannot write to \(directory)") }
+    }
+
+    /// Lets `produce` write a hidden temporary file next to `path` (a library that writes by
+    /// file name: cairo, the PNG encoder), then sets its mode, syncs it and renames it into
+    /// place. Returns the bytes written (for checksums). The directory still needs a `sync`.
+    @discardableResult
+    static func publish(_ path: String, mode: mode_t = 0o600, _ produce: (String) throws -> Void) throws -> Data {
+        let url = URL(fileURLWithPath: path)
+        let tmp = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".tmp").path
+        do {
+            try produce(tmp)
+            guard chmod(tmp, mode) == 0 else { throw StorageError.errno("cannot set the mode of \(tmp)") }
+            let data = try Data(contentsOf: URL(fileURLWithPath: tmp))
+            try sync(tmp)
+            guard rename(tmp, path) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(path)") }
+            return data
+        } catch {
+            unlink(tmp)   // a half-written file must not linger (or fill the disk further)
+            throw error
+        }
+    }
 }

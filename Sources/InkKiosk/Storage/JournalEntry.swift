@@ -1,10 +1,11 @@
 import InkCore
 
-/// A document edit as the journal stores it (JSON inside a checked record). Samples are
+/// A notebook edit as the journal stores it (JSON inside a checked record). Samples are
 /// arrays `[x, y, pressure, altitude, azimuth, time, flags]` (+ distance when known) to keep
 /// a signature's few thousand samples small.
 struct JournalEntry: Codable, Equatable {
-    var op: String                      // "stroke", "erase", "undo", "redo", "clear"
+    var op: String                      // "stroke", "erase", "undo", "redo", "clear", "add-page", "turn"
+    var page: Int?                      // the page an edit is on (absent: the first)
     var id: Int?
     var tool: String?
     var color: [Double]?
@@ -14,7 +15,19 @@ struct JournalEntry: Codable, Equatable {
     var samples: [[Double]]?
     var ids: [Int]?
 
-    init(_ edit: DocumentEdit) {
+    init(_ edit: NotebookEdit) {
+        switch edit {
+        case .page(let index, let e):
+            self.init(e)
+            page = index == 0 ? nil : index
+        case .addPage: self.init(op: "add-page")
+        case .turn(let index): self.init(op: "turn"); page = index
+        }
+    }
+
+    private init(op: String) { self.op = op }
+
+    private init(_ edit: DocumentEdit) {
         switch edit {
         case .added(let stroke):
             op = "stroke"
@@ -34,7 +47,17 @@ struct JournalEntry: Codable, Equatable {
     }
 
     /// The edit, or nil if the entry does not make sense (then the journal treats it as damage).
-    var edit: DocumentEdit? {
+    var edit: NotebookEdit? {
+        let index = page ?? 0
+        guard index >= 0, index < 10_000 else { return nil }
+        switch op {
+        case "add-page": return .addPage
+        case "turn": return .turn(to: index)
+        default: return documentEdit.map { .page(index, $0) }
+        }
+    }
+
+    private var documentEdit: DocumentEdit? {
         switch op {
         case "stroke":
             guard let id, let toolName = tool, let kind = ToolKind(rawValue: toolName), let c = color, c.count == 4,

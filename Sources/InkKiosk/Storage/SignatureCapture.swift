@@ -50,19 +50,15 @@ public struct SignatureCapture {
         guard let crop = page.inkBounds(strokes, margin: margin) else {
             throw StorageError(description: "an empty signature is not accepted")
         }
+        try DurableFile.prepareDirectory(outbox)
         let exporter = page.cropped(to: crop)
         let base = "\(outbox)/\(name)"
         var hashes: [String: String] = [:]
         var paths: [String] = []
 
         func publish(_ ext: String, _ produce: (String) throws -> Void) throws {
-            let tmp = "\(outbox)/.\(name).\(ext).tmp", final = "\(base).\(ext)"
-            try produce(tmp)
-            guard chmod(tmp, 0o600) == 0 else { throw StorageError.errno("cannot set the mode of \(tmp)") }
-            let data = try Data(contentsOf: URL(fileURLWithPath: tmp))
-            try DurableFile.sync(tmp)
-            guard rename(tmp, final) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(final)") }
-            hashes["\(name).\(ext)"] = Self.sha256(data)
+            let final = "\(base).\(ext)"
+            hashes["\(name).\(ext)"] = Self.sha256(try DurableFile.publish(final, produce))
             paths.append(final)
         }
 

@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 import InkCore
 
-/// Never lose ink: every finished edit (a stroke, an erase, undo, redo, clear) is appended to a
-/// journal file and synced to disk before the next stroke starts.
+/// Never lose ink: every finished edit (a stroke, an erase, undo, redo, clear, a page added or
+/// turned to) is appended to a journal file and synced to disk before the next stroke starts.
 ///
 /// The file is `INKJOURNAL 1\n`, then records: a 4-byte little-endian payload length, a
 /// 4-byte CRC-32 of the payload, the payload (one JSON edit). A crash, `kill -9` or power cut
@@ -14,7 +14,7 @@ public final class StrokeJournal {
     public let path: String
     private let fd: Int32
     /// What opening found: the edits to restore, and what was cut off (if anything).
-    public let recovered: [DocumentEdit]
+    public let recovered: [NotebookEdit]
     public let warning: String?
 
     static let magic = Array("INKJOURNAL 1\n".utf8)
@@ -26,7 +26,7 @@ public final class StrokeJournal {
     }
 
     /// Opens (or creates) the journal and recovers what it holds; a damaged end is cut off.
-    private static func open(_ path: String) throws -> (Int32, [DocumentEdit], String?) {
+    private static func open(_ path: String) throws -> (Int32, [NotebookEdit], String?) {
         var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError.errno("cannot open the journal \(path)") }
         let data = readAll(fd)
@@ -59,7 +59,7 @@ public final class StrokeJournal {
 
     /// Appends the edits and syncs them to disk. On failure (disk full, read-only) nothing
     /// half-written stays behind and the error says so; the caller keeps drawing.
-    public func append(_ edits: [DocumentEdit]) throws {
+    public func append(_ edits: [NotebookEdit]) throws {
         guard !edits.isEmpty else { return }
         var bytes: [UInt8] = []
         let encoder = JSONEncoder()
@@ -78,13 +78,21 @@ public final class StrokeJournal {
         }
     }
 
+    /// Forgets everything (a signature was handed over or abandoned: it must not come back,
+    /// nor stay on the device's disk).
+    public func reset() throws {
+        guard ftruncate(fd, off_t(Self.magic.count)) == 0, fsync(fd) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
+            throw StorageError.errno("cannot empty the journal \(path)")
+        }
+    }
+
     // MARK: file format
 
-    static func parse(_ data: [UInt8]) -> (edits: [DocumentEdit], goodLength: Int, problem: String?) {
+    static func parse(_ data: [UInt8]) -> (edits: [NotebookEdit], goodLength: Int, problem: String?) {
         guard data.count >= magic.count, Array(data[0..<magic.count]) == magic else {
             return ([], 0, data.isEmpty ? nil : "not an inkkiosk journal (bad header)")
         }
-        var edits: [DocumentEdit] = []
+        var edits: [NotebookEdit] = []
         var at = magic.count
         let decoder = JSONDecoder()
         while at < data.count {
@@ -123,6 +131,18 @@ public final class StrokeJournal {
 
 public struct StorageError: Error, CustomStringConvertible {
     public var description: String
-    public init(description: String) { self.description = description }
-    static func errno(_ what: String) -> StorageError { StorageError(description: "\(what): \(String(cString: strerror(Glibc.errno)))") }
+    /// The system's short reason ("No space left on device"), for the screen.
+    public var reason: String
+    public init(description: String, reason: String? = nil) { self.description = description; self.reason = reason ?? description }
+    /// A short reason for any error, fit for the screen.
+    public static func reason(_ error: Error) -> String {
+        if let e = error as? StorageError { return e.reason }
+        let text = "\(error)"
+        return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    }
+
+    static func errno(_ what: String) -> StorageError {
+        let reason = String(cString: strerror(Glibc.errno))
+        return StorageError(description: "\(what): \(reason)", reason: reason)
+    }
 }

@@ -1,0 +1,94 @@
+/// Pages of drawings, one shown at a time (the classroom's notebook; a signature is one page).
+/// Each page keeps its own undo history.
+public struct Notebook: Sendable {
+    public private(set) var pages: [Document] = [Document()]
+    public private(set) var current = 0
+    /// Edits not yet handed to the journal, in order.
+    private var edits: [NotebookEdit] = []
+
+    public init() {}
+
+    /// The page on screen.
+    public var page: Document {
+        get { pages[current] }
+        _modify { yield &pages[current] }
+    }
+
+    public var count: Int { pages.count }
+    /// No ink on any page.
+    public var isBlank: Bool { pages.allSatisfy(\.isEmpty) }
+
+    /// Adds an empty page after the last one and turns to it. The page being left keeps its
+    /// strokes; one still being drawn ends where it is.
+    public mutating func addPage() {
+        leave()
+        pages.append(Document())
+        current = pages.count - 1
+        edits.append(.addPage)
+    }
+
+    /// Turns to page `index` (0-based); out of range does nothing.
+    public mutating func turn(to index: Int) {
+        guard pages.indices.contains(index), index != current else { return }
+        leave()
+        current = index
+        edits.append(.turn(to: index))
+    }
+
+    /// Starts over with one empty page (a signature accepted, cancelled or timed out).
+    public mutating func reset() {
+        pages = [Document()]
+        current = 0
+        edits.removeAll()
+    }
+
+    private mutating func leave() {
+        pages[current].finishActive()
+        collectPageEdits()
+        _ = pages[current].takeChanges()
+    }
+
+    private mutating func collectPageEdits() {
+        edits += pages[current].takeEdits().map { .page(current, $0) }
+    }
+
+    /// Finished edits since the last call, in order: what the journal keeps.
+    public mutating func takeEdits() -> [NotebookEdit] {
+        collectPageEdits()
+        defer { edits.removeAll() }
+        return edits
+    }
+
+    /// Rebuilds the pages from journalled edits (after a restart), with their undo histories
+    /// and the page that was on screen.
+    public mutating func restore(_ journal: [NotebookEdit]) {
+        var perPage: [[DocumentEdit]] = [[]]
+        var shown = 0
+        for edit in journal {
+            switch edit {
+            case .addPage:
+                perPage.append([])
+                shown = perPage.count - 1
+            case .turn(let index):
+                if perPage.indices.contains(index) { shown = index }
+            case .page(let index, let e):
+                while perPage.count <= index { perPage.append([]) }   // tolerate a lost add-page record
+                perPage[index].append(e)
+            }
+        }
+        pages = perPage.map { edits in
+            var d = Document()
+            d.restore(edits)
+            return d
+        }
+        current = shown
+        edits.removeAll()
+    }
+}
+
+/// One finished change to the notebook, in the order it happened.
+public enum NotebookEdit: Sendable, Equatable {
+    case page(Int, DocumentEdit)
+    case addPage
+    case turn(to: Int)
+}

@@ -1,0 +1,223 @@
+import Foundation
+import InkCore
+import InkRender
+
+/// Classroom mode: a toolbar a child's finger can use (tools, colours, width, undo, redo,
+/// clear with confirmation, pages, save), over a notebook of pages.
+public final class ClassroomScreen: KioskScreen {
+    public struct Settings: Sendable {
+        public var text = UIText()
+        public var buttonMM = 12.0
+        public var saveDirectory = "/var/lib/inkkiosk/saved"
+        public var palette: [RGBA] = Palette.standard
+        /// Width choices, as multiples of each tool's configured width.
+        public var widths: [Double] = [0.5, 1, 2]
+        public init() {}
+    }
+
+    public let settings: Settings
+    private let style: ScreenStyle
+    private var presses = ControlPresses()
+    /// Each tool's brush as configured: the width choices scale it.
+    private var baseBrushes: [ToolKind: Brush] = [:]
+    public private(set) var widthChoice = 1
+    public private(set) var colorChoice: Int?
+    public private(set) var confirmingClear = false
+    private var message: Notice?
+    public var storageWarning: String?
+    public var wakeFD: Int32? { nil }
+    /// Files written by the last save.
+    public private(set) var lastSaved: [String] = []
+
+    static let tools: [ToolKind] = [.pen, .calligraphy, .highlighter, .eraser]
+
+    public init(settings: Settings, metrics: ScreenMetrics) {
+        self.settings = settings
+        style = ScreenStyle(metrics: metrics, buttonMM: settings.buttonMM)
+    }
+
+    public func update(_ context: ScreenContext) throws {
+        let pipeline = context.pipeline
+        if baseBrushes.isEmpty { baseBrushes = pipeline.interaction.settings.brushes }
+        for press in pipeline.takePresses() {
+            let layout = self.layout(pipeline)
+            if let action = presses.handle(press, controls: layout.controls) { perform(action, context) }
+        }
+        if !pipeline.document.active.isEmpty { message = nil }
+        try show(pipeline)
+    }
+
+    private func perform(_ action: ScreenAction, _ context: ScreenContext) {
+        let pipeline = context.pipeline
+        message = nil
+        switch action {
+        case .tool(let tool): pipeline.select(tool)
+        case .palette: pipeline.setPaletteVisible(!pipeline.interaction.paletteVisible)
+        case .color(let i):
+            colorChoice = i
+            applyBrushes(pipeline)
+            pipeline.setPaletteVisible(false)
+            if pipeline.interaction.currentTool == .eraser { pipeline.select(.pen) }
+        case .width(let i):
+            widthChoice = i
+            applyBrushes(pipeline)
+        case .undo: pipeline.undo()
+        case .redo: pipeline.redo()
+        case .askClear: confirmingClear = true
+        case .confirmClear: pipeline.clear(); confirmingClear = false
+        case .keepPage: confirmingClear = false
+        case .previousPage: pipeline.turn(to: pipeline.notebook.current - 1)
+        case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1)
+        case .addPage: pipeline.addPage()
+        case .save: save(context)
+        case .clear, .accept, .cancel: break
+        }
+    }
+
+    /// The chosen colour and width, applied to every tool's brush (the highlighter keeps its
+    /// translucency, the eraser its colour).
+    private func applyBrushes(_ pipeline: FramePipeline) {
+        let scale = settings.widths[min(widthChoice, settings.widths.count - 1)]
+        for tool in Self.tools {
+            guard var brush = baseBrushes[tool] else { continue }
+            brush.width = max(1, brush.width * scale)
+            if let i = colorChoice, tool != .eraser {
+                brush.color = settings.palette[i].withAlpha(tool == .highlighter ? brush.color.a : 1)
+            }
+            pipeline.setBrush(brush)
+        }
+    }
+
+    /// Every page as a PNG, and all of them in one PDF, into the save directory.
+    private func save(_ context: ScreenContext) {
+        let pipeline = context.pipeline
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        let base = "\(settings.saveDirectory)/notebook-\(f.string(from: Date()))"
+        let exporter = Exporter(size: pipeline.display.size, background: .color(.white))
+        let pages = pipeline.notebook.pages.map(\.strokes)
+        do {
+            try DurableFile.prepareDirectory(settings.saveDirectory)
+            var paths: [String] = []
+            for (i, strokes) in pages.enumerated() {
+                let path = "\(base)-page\(i + 1).png"
+                try DurableFile.publish(path, mode: 0o644) { try exporter.png(strokes, to: $0) }
+                paths.append(path)
+            }
+            try DurableFile.publish("\(base).pdf", mode: 0o644) { try exporter.pdf(pages: pages, to: $0) }
+            paths.append("\(base).pdf")
+            try DurableFile.sync(settings.saveDirectory)
+            lastSaved = paths
+            message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
+            context.log("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
+        } catch {
+            message = Notice(UIText.format(settings.text.notebookNotSaved, StorageError.reason(error)), warning: true)
+            context.log("cannot save the notebook: \(error)")
+        }
+    }
+
+    // MARK: layout
+
+    struct Layout {
+        var controls: [Control] = []
+        var toolbar = Rect.empty
+        var pageLabel: (String, Rect)?
+        var popup: Rect?
+        var dialog: Rect?
+    }
+
+    func layout(_ pipeline: FramePipeline) -> Layout {
+        let t = settings.text, s = style
+        let w = Double(s.metrics.size.width)
+        let interaction = pipeline.interaction, notebook = pipeline.notebook, page = pipeline.document
+        var out = Layout()
+        var row = RowLayout(origin: .zero, width: w, height: s.target, gap: s.gap)
+        let names: [ToolKind: String] = [.pen: t.pen, .calligraphy: t.calligraphy, .highlighter: t.highlighter, .eraser: t.eraser]
+        for tool in Self.tools {
+            let label = names[tool] ?? tool.rawValue
+            out.controls.append(Control(.tool(tool), row.next(s.width(label)), label,
+                                        style: interaction.currentTool == tool ? .selected : .normal))
+        }
+        row.space(s.gap * 2)
+        let current = interaction.settings.brush(.pen).color
+        let colourButton = Control(.palette, row.next(s.target), "", style: interaction.paletteVisible ? .selected : .normal,
+                                   swatch: (current, s.target * 0.3))
+        out.controls.append(colourButton)
+        for (i, scale) in settings.widths.enumerated() {
+            out.controls.append(Control(.width(i), row.next(s.target), "", style: i == widthChoice ? .selected : .normal,
+                                        swatch: (RGBA(0.1, 0.1, 0.15), min(s.target * 0.4, max(2, s.target * 0.09 * scale * 2)))))
+        }
+        row.space(s.gap * 2)
+        out.controls.append(Control(.undo, row.next(s.width(t.undo)), t.undo, style: page.canUndo ? .normal : .disabled))
+        out.controls.append(Control(.redo, row.next(s.width(t.redo)), t.redo, style: page.canRedo ? .normal : .disabled))
+        out.controls.append(Control(.askClear, row.next(s.width(t.clearPage)), t.clearPage, style: page.isEmpty ? .disabled : .normal))
+        row.space(s.gap * 2)
+        out.controls.append(Control(.previousPage, row.next(s.target), "◀", style: notebook.current > 0 ? .normal : .disabled))
+        let label = "\(notebook.current + 1) / \(notebook.count)"
+        out.pageLabel = (label, row.next(s.width(label)))
+        out.controls.append(Control(.nextPage, row.next(s.target), "▶", style: notebook.current < notebook.count - 1 ? .normal : .disabled))
+        out.controls.append(Control(.addPage, row.next(s.width(t.newPage)), t.newPage))
+        row.space(s.gap * 2)
+        out.controls.append(Control(.save, row.next(s.width(t.save)), t.save, style: notebook.isBlank ? .disabled : .primary))
+        out.toolbar = Rect(x: 0, y: 0, width: w, height: row.bottom)
+
+        if interaction.paletteVisible {
+            var popupRow = RowLayout(origin: Point(max(0, min(colourButton.rect.minX - s.gap, w - Double(settings.palette.count) * (s.target + s.gap) - 2 * s.gap)),
+                                                   out.toolbar.maxY),
+                                     width: Double(settings.palette.count) * (s.target + s.gap) + s.gap, height: s.target, gap: s.gap)
+            for (i, color) in settings.palette.enumerated() {
+                out.controls.append(Control(.color(i), popupRow.next(s.target), "", style: i == colorChoice ? .selected : .normal,
+                                            swatch: (color.withAlpha(1), s.target * 0.32)))
+            }
+            out.popup = Rect(x: popupRow.origin.x, y: popupRow.origin.y, width: popupRow.width, height: popupRow.bottom - popupRow.origin.y)
+        }
+        if confirmingClear {
+            let dw = min(w - 2 * s.gap, max(s.metrics.mm(90), labelWidth(t.confirmClear, fontSize: s.fontSize * 1.2) + 2 * s.target))
+            let dh = s.target * 3.4
+            let d = Rect(x: (w - dw) / 2, y: (Double(s.metrics.size.height) - dh) / 2, width: dw, height: dh)
+            out.dialog = d
+            let bw = (dw - 3 * s.gap * 2) / 2
+            let by = d.maxY - s.target - s.gap * 2
+            out.controls.append(Control(.keepPage, Rect(x: d.minX + s.gap * 2, y: by, width: bw, height: s.target), t.confirmNo))
+            out.controls.append(Control(.confirmClear, Rect(x: d.maxX - s.gap * 2 - bw, y: by, width: bw, height: s.target), t.confirmYes, style: .danger))
+        }
+        return out
+    }
+
+    private func isColor(_ a: ScreenAction) -> Bool { if case .color = a { return true } else { return false } }
+
+    private func show(_ pipeline: FramePipeline) throws {
+        let l = layout(pipeline), s = style
+        let w = Double(s.metrics.size.width)
+        var chrome: [UIElement] = [.box(l.toolbar, fill: RGBA(0.9, 0.91, 0.93)),
+                                   .line(from: Point(0, l.toolbar.maxY), to: Point(w, l.toolbar.maxY), width: 1, color: RGBA(0.7, 0.7, 0.72))]
+        if let (label, r) = l.pageLabel { chrome.append(.text(label, in: r, size: s.fontSize, color: RGBA(0.1, 0.1, 0.15))) }
+        let pressed = presses.pressedActions
+        let dialogActions: Set<ScreenAction> = [.keepPage, .confirmClear]
+        func draw(_ controls: [Control]) {
+            for c in controls { chrome += c.elements(pressed: pressed.contains(c.action), fontSize: s.fontSize) }
+        }
+        draw(l.controls.filter { !dialogActions.contains($0.action) && !isColor($0.action) })
+        if let popup = l.popup {
+            chrome.append(.box(popup, fill: RGBA(0.97, 0.97, 0.98), border: RGBA(0.55, 0.56, 0.6), radius: s.gap))
+            draw(l.controls.filter { isColor($0.action) })
+        }
+        if let d = l.dialog {
+            chrome.append(.box(s.metrics.bounds, fill: RGBA(0, 0, 0, 0.35)))
+            chrome.append(.box(d, fill: .white, border: RGBA(0.4, 0.4, 0.45), radius: s.gap * 2))
+            chrome.append(.text(settings.text.confirmClear, in: Rect(x: d.minX, y: d.minY + s.gap * 2, width: d.width, height: s.target),
+                                size: s.fontSize * 1.2, color: RGBA(0.1, 0.1, 0.15), bold: true))
+            draw(l.controls.filter { dialogActions.contains($0.action) })
+        }
+        var y = Double(s.metrics.size.height) - s.target - s.gap * 2
+        if let storageWarning {
+            chrome += s.banner(UIText.format(settings.text.storageWarning, storageWarning), y: y, warning: true)
+            y -= s.target + s.gap
+        }
+        if let message { chrome += s.banner(message.text, y: y, warning: message.warning) }
+        var areas = [l.toolbar]
+        if let popup = l.popup { areas.append(popup) }
+        try pipeline.show(backdrop: [], chrome: chrome, controlAreas: areas, modal: l.dialog != nil)
+    }
+}

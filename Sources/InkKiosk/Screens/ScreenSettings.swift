@@ -1,0 +1,42 @@
+import InkCore
+import InkRender
+
+/// Which screen the kiosk shows and how (`mode`, `[ui]`, `[signature]`, `[classroom]` in the config).
+public struct ScreenSettings: Sendable, Equatable {
+    public var mode: KioskMode = .draw
+    public var text = UIText()
+    /// A button's height in millimetres (at least 9).
+    public var buttonMM = 12.0
+    /// The screen's pixels per inch; nil: from the screen's EDID size (96 if it has none).
+    public var dpi: Double? = nil
+    public var outbox = "/var/lib/inkkiosk/outbox"
+    public var saveDirectory = "/var/lib/inkkiosk/saved"
+    /// The classroom palette, and its width choices (multiples of each tool's width).
+    public var palette: [RGBA] = Palette.standard
+    public var widths: [Double] = [0.5, 1, 2]
+    public static let defaultAPIAddress = "127.0.0.1:7300"
+    /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
+    /// nil: no host, the signature screen loops on its own.
+    public var api: String? = nil
+    /// Seconds a host's request waits for a signature when it names no timeout; nil: forever.
+    public var defaultTimeout: Double? = nil
+    public init() {}
+
+    public func metrics(size: PixelSize, widthMM: Int) -> ScreenMetrics { ScreenMetrics(size: size, widthMM: widthMM, dpi: dpi) }
+
+    /// The screen for `mode`; nil for plain drawing.
+    public func makeScreen(metrics: ScreenMetrics) -> KioskScreen? {
+        switch mode {
+        case .draw:
+            return nil
+        case .signature:
+            var s = SignatureScreen.Settings()
+            s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.hosted = api != nil
+            return SignatureScreen(settings: s, metrics: metrics)
+        case .classroom:
+            var s = ClassroomScreen.Settings()
+            s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.palette = palette; s.widths = widths
+            return ClassroomScreen(settings: s, metrics: metrics)
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import InkCore
+import InkRender
+
+/// Signature mode: a prompt, a line to sign on, and big Clear / Accept (/ Cancel) buttons.
+/// Accept writes one capture to the outbox. Without a host it loops (sign, accept, next);
+/// with a host (the local API) it waits for a request, and reports how each one ended.
+public final class SignatureScreen: KioskScreen {
+    public struct Settings: Sendable {
+        public var text = UIText()
+        public var buttonMM = 12.0
+        public var outbox = "/var/lib/inkkiosk/outbox"
+        /// Requests come from a host; without one the kiosk is always ready for the next signature.
+        public var hosted = false
+        public init() {}
+    }
+
+    /// How a host's request ended, for the host.
+    public enum Outcome: Sendable, Equatable {
+        case accepted(paths: [String], samples: Int)
+        case cancelled(reason: String)
+        case timedOut(reason: String)
+    }
+
+    public struct HostRequest: Sendable, Equatable {
+        public var id: String
+        public var prompt: String?
+        public init(id: String, prompt: String?) { self.id = id; self.prompt = prompt }
+    }
+
+    public let settings: Settings
+    private let style: ScreenStyle
+    private var presses = ControlPresses()
+    /// The host's request being signed, if any.
+    public private(set) var request: HostRequest?
+    private var message: Notice?
+    private var firstInk: Date?
+    public var storageWarning: String?
+    public var wakeFD: Int32? { host?.wakeFD }
+    /// Where requests come from and outcomes go (the local API), if hosted.
+    var host: (any SignatureHost)?
+    /// Called when a host's request ends (accepted, cancelled, timed out).
+    public var onFinished: (String, Outcome) -> Void = { _, _ in }
+    /// The captures written, newest last (for the log and tests).
+    public private(set) var written: [[String]] = []
+
+    public init(settings: Settings, metrics: ScreenMetrics) {
+        self.settings = settings
+        style = ScreenStyle(metrics: metrics, buttonMM: settings.buttonMM)
+    }
+
+    /// Ready for a signature: always without a host, else while a request is open.
+    public var signing: Bool { !settings.hosted || request != nil }
+
+    // MARK: requests from a host
+
+    /// A host asks for a signature. The screen starts blank.
+    public func start(_ request: HostRequest, _ context: ScreenContext) {
+        abandon(context)
+        self.request = request
+        message = nil
+        context.log("signature \(request.id) requested")
+    }
+
+    /// The host withdrew its request, or it timed out: the ink is cleared.
+    public func end(id: String, _ outcome: Outcome, _ context: ScreenContext) {
+        guard request?.id == id else { return }
+        abandon(context)
+        finish(outcome)
+    }
+
+    private func finish(_ outcome: Outcome) {
+        guard let id = request?.id else { return }
+        request = nil
+        onFinished(id, outcome)
+    }
+
+    // MARK: update
+
+    public func update(_ context: ScreenContext) throws {
+        host?.deliver(to: self, context)
+        let pipeline = context.pipeline
+        let controls = self.controls()
+        for press in pipeline.takePresses() {
+            if let action = presses.handle(press, controls: controls) { perform(action, context) }
+        }
+        if !pipeline.document.strokes.isEmpty || !pipeline.document.active.isEmpty {
+            if firstInk == nil { firstInk = Date() }
+            if message?.warning == false { message = nil }
+        }
+        try show(pipeline)
+    }
+
+    private func perform(_ action: ScreenAction, _ context: ScreenContext) {
+        switch action {
+        case .clear:
+            abandon(context)
+        case .cancel:
+            abandon(context)
+            finish(.cancelled(reason: "cancelled on screen"))
+        case .accept:
+            accept(context)
+        default:
+            break
+        }
+    }
+
+    private func accept(_ context: ScreenContext) {
+        let pipeline = context.pipeline
+        let strokes = pipeline.document.strokes
+        guard !strokes.isEmpty else { message = Notice(settings.text.signFirst); return }
+        let name = request?.id ?? Self.newCaptureName()
+        let device = strokes.lazy.compactMap { s -> String? in
+            if case .pen(let d) = s.source { return pipeline.deviceNames[d] } else { return nil }
+        }.first ?? strokes.lazy.compactMap { s -> String? in
+            if case .finger(let d, _) = s.source { return pipeline.deviceNames[d] } else { return nil }
+        }.first ?? "unknown"
+        let capture = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
+                                       device: device, started: firstInk ?? Date(), ended: Date())
+        do {
+            let paths = try capture.write(to: settings.outbox)
+            written.append(paths)
+            context.log("signature \(name): \(paths.count) files in \(settings.outbox)")
+            abandon(context)
+            message = Notice(settings.text.thanks)
+            finish(.accepted(paths: paths, samples: strokes.reduce(0) { $0 + $1.samples.count }))
+        } catch {
+            // The ink stays on screen (and in the journal): accepting again may work.
+            message = Notice(UIText.format(settings.text.signatureNotSaved, StorageError.reason(error)), warning: true)
+            context.log("cannot write signature \(name): \(error)")
+        }
+    }
+
+    /// Clears the ink and forgets it on disk too.
+    private func abandon(_ context: ScreenContext) {
+        context.pipeline.startOver()
+        firstInk = nil
+        do { try context.forgetSaved() } catch { context.log("cannot empty the journal: \(error)") }
+    }
+
+    static func newCaptureName() -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return "sig-\(f.string(from: Date()))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+    }
+
+    // MARK: layout
+
+    /// The bar along the bottom with the buttons; it takes touches, it is never drawn on.
+    var buttonBar: Rect {
+        let h = style.target + 2 * style.gap
+        return Rect(x: 0, y: Double(style.metrics.size.height) - h, width: Double(style.metrics.size.width), height: h)
+    }
+
+    func controls() -> [Control] {
+        guard signing else { return [] }
+        let t = settings.text
+        var labels: [(ScreenAction, String, Control.Style)] = []
+        if request != nil { labels.append((.cancel, t.cancel, .normal)) }
+        labels += [(.clear, t.clear, .normal), (.accept, t.accept, .primary)]
+        let bar = buttonBar
+        var x = bar.maxX
+        var out: [Control] = []
+        for (action, label, s) in labels.reversed() {
+            let w = max(style.width(label), style.metrics.mm(32))
+            x -= style.gap * 2 + w
+            out.append(Control(action, Rect(x: x, y: bar.minY + style.gap, width: w, height: style.target), label, style: s))
+        }
+        return out.reversed()
+    }
+
+    private func show(_ pipeline: FramePipeline) throws {
+        let m = style.metrics
+        let w = Double(m.size.width)
+        var backdrop: [UIElement] = []
+        var chrome: [UIElement] = []
+        if signing {
+            let lineY = (buttonBar.minY - m.mm(22)).rounded()
+            let margin = m.mm(15)
+            let ink = RGBA(0.45, 0.47, 0.52)
+            backdrop.append(.line(from: Point(margin, lineY), to: Point(w - margin, lineY), width: 2, color: ink))
+            backdrop.append(.text("×", in: Rect(x: margin, y: lineY - style.target, width: style.target * 0.6, height: style.target),
+                                  size: style.fontSize * 1.4, color: ink))
+            backdrop.append(.text(request?.prompt ?? settings.text.prompt, in: Rect(x: margin, y: lineY + style.gap, width: w - 2 * margin, height: style.target),
+                                  size: style.fontSize, color: ink))
+            chrome.append(.box(buttonBar, fill: RGBA(0.9, 0.91, 0.93)))
+            chrome.append(.line(from: Point(0, buttonBar.minY), to: Point(w, buttonBar.minY), width: 1, color: RGBA(0.7, 0.7, 0.72)))
+            let pressed = presses.pressedActions
+            for c in controls() { chrome += c.elements(pressed: pressed.contains(c.action), fontSize: style.fontSize) }
+        } else {
+            backdrop.append(.text(settings.text.waiting, in: Rect(x: 0, y: Double(m.size.height) / 2 - style.target, width: w, height: 2 * style.target),
+                                  size: style.fontSize * 1.5, color: RGBA(0.45, 0.47, 0.52)))
+        }
+        var y = style.gap * 2
+        if let message {
+            chrome += style.banner(message.text, y: y, warning: message.warning)
+            y += style.target + style.gap
+        }
+        if let storageWarning {
+            chrome += style.banner(UIText.format(settings.text.storageWarning, storageWarning), y: y, warning: true)
+        }
+        try pipeline.show(backdrop: backdrop, chrome: chrome, controlAreas: signing ? [buttonBar] : [], modal: !signing)
+    }
+}
+
+/// Where a hosted signature screen's requests come from.
+protocol SignatureHost: AnyObject {
+    var wakeFD: Int32 { get }
+    /// Hands the screen what the host asked since the last call.
+    func deliver(to screen: SignatureScreen, _ context: ScreenContext)
+}

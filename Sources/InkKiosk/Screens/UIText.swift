@@ -1,0 +1,50 @@
+/// Every word the kiosk shows, so a deployment can translate them (`[ui.text]` in the config).
+public struct UIText: Sendable, Equatable {
+    // Signature mode
+    public var prompt = "Please sign above the line"
+    public var clear = "Clear"
+    public var accept = "Accept"
+    public var cancel = "Cancel"
+    public var signFirst = "Please sign before accepting"
+    public var thanks = "Thank you"
+    public var waiting = "Please wait"
+    /// "%@" is the reason.
+    public var signatureNotSaved = "The signature could not be saved (%@). Please press Accept again."
+    // Classroom mode
+    public var pen = "Pen"
+    public var calligraphy = "Calligraphy"
+    public var highlighter = "Highlighter"
+    public var eraser = "Eraser"
+    public var undo = "Undo"
+    public var redo = "Redo"
+    public var clearPage = "Clear"
+    public var confirmClear = "Clear this page?"
+    public var confirmYes = "Clear page"
+    public var confirmNo = "Keep"
+    public var newPage = "New page"
+    public var save = "Save"
+    /// "%d" is the page count.
+    public var saved = "Saved %d pages"
+    public var notebookNotSaved = "The pages could not be saved (%@)."
+    // Both
+    /// "%@" is the reason, e.g. "No space left on device".
+    public var storageWarning = "Cannot save to disk (%@). Drawing continues; new ink is kept in memory."
+
+    public init() {}
+
+    /// The `[ui.text]` keys of the config file.
+    static var configKeys: [(key: String, path: WritableKeyPath<UIText, String>)] {
+        [("prompt", \.prompt), ("clear", \.clear), ("accept", \.accept), ("cancel", \.cancel), ("sign_first", \.signFirst),
+         ("thanks", \.thanks), ("waiting", \.waiting), ("signature_not_saved", \.signatureNotSaved),
+         ("pen", \.pen), ("calligraphy", \.calligraphy), ("highlighter", \.highlighter), ("eraser", \.eraser),
+         ("undo", \.undo), ("redo", \.redo), ("clear_page", \.clearPage),
+         ("confirm_clear", \.confirmClear), ("confirm_yes", \.confirmYes), ("confirm_no", \.confirmNo),
+         ("new_page", \.newPage), ("save", \.save), ("saved", \.saved), ("notebook_not_saved", \.notebookNotSaved),
+         ("storage_warning", \.storageWarning)]
+    }
+
+    /// Fills in a "%d" or "%@" placeholder.
+    public static func format(_ template: String, _ value: String) -> String {
+        template.replacingOccurrences(of: "%d", with: value).replacingOccurrences(of: "%@", with: value)
+    }
+}

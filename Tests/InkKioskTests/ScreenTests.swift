@@ -1,0 +1,330 @@
+import Foundation
+import Testing
+import InkCore
+import InkRender
+import InkDisplay
+@testable import InkKiosk
+
+private let pen = DeviceInfo(id: 1, kind: .tablet, name: "Test Pen", widthMM: 224, heightMM: 140, direct: true)
+private let touch = DeviceInfo(id: 2, kind: .touch, name: "Test Touch", widthMM: 224, heightMM: 140, direct: true)
+
+/// The kiosk's loop without the kernel: events into the pipeline, the screen acts on presses,
+/// a frame is drawn, and the journal keeps every edit.
+private final class Booth {
+    let pipeline: FramePipeline
+    let display: OffscreenDisplay
+    let screen: KioskScreen
+    var journal: StrokeJournal?
+    var logged: [String] = []
+    var t = 1.0
+
+    init(_ settings: ScreenSettings, journal: String? = nil) throws {
+        var s = InteractionSettings(screen: screenSize)
+        s.buttons[ButtonCode.stylus] = ButtonBinding(click: .showPalette)
+        var o = PipelineOptions()
+        o.prediction = false
+        o.paletteOverlay = settings.mode != .classroom
+        display = try OffscreenDisplay(size: screenSize)
+        pipeline = try FramePipeline(settings: s, devices: [pen, touch], display: display, options: o)
+        screen = try #require(settings.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4)))
+        if let journal {
+            let j = try StrokeJournal(path: journal)
+            pipeline.restore(j.recovered)
+            self.journal = j
+        }
+        try frame()
+    }
+
+    var context: ScreenContext {
+        ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in try journal?.reset() }, log: { [unowned self] in logged.append($0) })
+    }
+
+    func frame() throws {
+        try journal?.append(pipeline.takeEdits())
+        try screen.update(context)
+        try journal?.append(pipeline.takeEdits())
+        try pipeline.renderFrame()
+    }
+
+    func send(_ device: Int, _ kind: InkEventKind) {
+        t += 0.008
+        pipeline.handle(InkEvent(time: t, device: device, kind: kind))
+    }
+
+    static func axes(_ p: Point, pressure: Double = 0.6) -> Axes {
+        Axes(x: p.x / Double(screenSize.width), y: p.y / Double(screenSize.height), pressure: pressure, distance: 0)
+    }
+
+    /// A pen stroke along the points.
+    func draw(_ points: [Point]) throws {
+        send(1, .proximity(isIn: true, tool: .pen, serial: 1, axes: Self.axes(points[0], pressure: 0)))
+        send(1, .tip(isDown: true, axes: Self.axes(points[0])))
+        for (a, b) in zip(points, points.dropFirst()) {
+            for k in 1...10 { send(1, .axis(Self.axes(a + (b - a) * (Double(k) / 10)))) }
+            try frame()
+        }
+        send(1, .tip(isDown: false, axes: Self.axes(points.last!)))
+        send(1, .proximity(isIn: false, tool: .pen, serial: 1, axes: Self.axes(points.last!, pressure: 0)))
+        try frame()
+    }
+
+    /// A finger tap at a point.
+    func tap(_ p: Point) throws {
+        send(2, .touchDown(slot: 0, x: p.x / Double(screenSize.width), y: p.y / Double(screenSize.height)))
+        send(2, .touchFrame)
+        try frame()
+        send(2, .touchUp(slot: 0))
+        send(2, .touchFrame)
+        try frame()
+    }
+
+    /// A finger tap in the middle of the control for `action`.
+    func tap(_ action: ScreenAction) throws {
+        let controls: [Control]
+        if let s = screen as? SignatureScreen { controls = s.controls() } else if let c = screen as? ClassroomScreen {
+            controls = c.layout(pipeline).controls
+        } else { controls = [] }
+        let control = try #require(controls.first { $0.action == action }, "no \(action) on screen")
+        try tap(Point(control.rect.minX + control.rect.width / 2, control.rect.minY + control.rect.height / 2))
+    }
+
+    var shown: Screen { Screen(display.screen) }
+
+    func png(_ name: String) throws {
+        try display.writePNG(to: "\(try Fixtures.outputDirectory("screens"))/\(name).png")
+    }
+}
+
+private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440), Point(520, 360), Point(640, 430)]
+
+@Suite struct SignatureScreenTests {
+    func settings(_ outbox: String, hosted: Bool = false) -> ScreenSettings {
+        var s = ScreenSettings()
+        s.mode = .signature
+        s.outbox = outbox
+        s.api = hosted ? "127.0.0.1:0" : nil
+        return s
+    }
+
+    func emptyOutbox() throws -> String {
+        let dir = try Fixtures.outputDirectory("outbox-\(UUID().uuidString.prefix(8))")
+        return dir
+    }
+
+    @Test func showsPromptLineAndButtonsAndAcceptWritesOneCapture() throws {
+        let outbox = try emptyOutbox()
+        let booth = try Booth(settings(outbox))
+        let screen = try #require(booth.screen as? SignatureScreen)
+        try booth.png("signature-blank")
+        // The line, the buttons: not white; the middle of the paper: white.
+        let bar = screen.buttonBar
+        #expect(booth.shown.darkness(640, Int(bar.minY) - 88) > 0.2, "signature line")
+        for c in screen.controls() {
+            let label = booth.shown.inkCount(x0: Int(c.rect.minX), y0: Int(c.rect.minY), x1: Int(c.rect.maxX), y1: Int(c.rect.maxY))
+            #expect(label > 40, "\(c.label) button has its label (\(label) dark pixels)")
+        }
+        #expect(screen.controls().map(\.label) == ["Clear", "Accept"])
+        #expect(booth.shown.inkCount(x0: 200, y0: 200, x1: 1000, y1: 300) == 0)
+
+        try booth.draw(signatureStroke)
+        #expect(booth.shown.inkNear(450, 440, radius: 3))
+        try booth.png("signature-signed")
+        // A finger presses Accept although a pen was used (pencil mode): fingers still work buttons.
+        try booth.tap(.accept)
+        try booth.png("signature-accepted")
+        let files = try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
+        #expect(files.count == 4, "\(files)")
+        #expect(Set(files.map { ($0 as NSString).pathExtension }) == ["png", "svg", "inkml", "json"])
+        // The screen is blank for the next signer, and says thank you.
+        #expect(booth.shown.inkCount(x0: 250, y0: 330, x1: 700, y1: 460) == 0)
+        #expect(booth.shown.darkness(560, 24) > 0.3, "thank-you banner")
+        let png = try ImageSurface.readPNG("\(outbox)/\(try #require(files.first { $0.hasSuffix(".png") }))")
+        #expect(png.size.width > 300 && png.size.width < 400, "cropped to the ink: \(png.size)")
+        let json = try JSONDecoder().decode(SignatureCapture.Metadata.self,
+                                            from: Data(contentsOf: URL(fileURLWithPath: "\(outbox)/\(try #require(files.first { $0.hasSuffix(".json") }))")))
+        #expect(json.device == "Test Pen")
+        #expect(json.samples >= 40)
+    }
+
+    @Test func acceptIsRefusedWhileEmptyAndTheBarNeverTakesInk() throws {
+        let outbox = try emptyOutbox()
+        let booth = try Booth(settings(outbox))
+        let screen = try #require(booth.screen as? SignatureScreen)
+        try booth.tap(.accept)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).isEmpty)
+        #expect(booth.shown.darkness(460, 24) > 0.3, "please-sign banner")
+        try booth.png("signature-refused")
+        // A pen stroke across the button bar's empty part presses, it does not draw.
+        let y = screen.buttonBar.minY + screen.buttonBar.height / 2
+        try booth.draw([Point(40, y), Point(200, y)])
+        #expect(booth.pipeline.document.strokes.isEmpty)
+        // Clear wipes the signature.
+        try booth.draw(signatureStroke)
+        #expect(booth.pipeline.document.strokes.count == 1)
+        try booth.tap(.clear)
+        #expect(booth.pipeline.document.strokes.isEmpty)
+        #expect(booth.shown.inkCount(x0: 250, y0: 330, x1: 700, y1: 460) == 0)
+    }
+
+    @Test func hostedScreenWaitsForARequestAndReportsHowItEnded() throws {
+        let outbox = try emptyOutbox()
+        let booth = try Booth(settings(outbox, hosted: true))
+        let screen = try #require(booth.screen as? SignatureScreen)
+        var outcomes: [(String, SignatureScreen.Outcome)] = []
+        screen.onFinished = { outcomes.append(($0, $1)) }
+        // No request: nothing draws, no buttons.
+        try booth.draw(signatureStroke)
+        #expect(booth.pipeline.document.strokes.isEmpty)
+        #expect(screen.controls().isEmpty)
+        try booth.png("signature-waiting")
+
+        #expect(booth.shown.inkCount(x0: 500, y0: 360, x1: 800, y1: 440) > 100, "the waiting text")
+        screen.start(.init(id: "req1", prompt: "Sign for 12.50 EUR"), booth.context)
+        try booth.frame()
+        #expect(screen.controls().map(\.label) == ["Cancel", "Clear", "Accept"])
+        try booth.draw(signatureStroke)
+        try booth.png("signature-request")
+        try booth.tap(.cancel)
+        #expect(outcomes.count == 1 && outcomes[0].0 == "req1" && outcomes[0].1 == .cancelled(reason: "cancelled on screen"))
+        #expect(booth.pipeline.document.strokes.isEmpty)
+
+        screen.start(.init(id: "req2", prompt: nil), booth.context)
+        try booth.frame()
+        try booth.draw(signatureStroke)
+        screen.end(id: "req2", .timedOut(reason: "no signature within 1 s"), booth.context)
+        try booth.frame()
+        #expect(outcomes.last?.1 == .timedOut(reason: "no signature within 1 s"))
+        #expect(booth.pipeline.document.strokes.isEmpty)
+        #expect(booth.shown.inkCount(x0: 250, y0: 330, x1: 500, y1: 460) == 0, "a timed-out signature is cleared")
+
+        screen.start(.init(id: "req3", prompt: nil), booth.context)
+        try booth.frame()
+        try booth.draw(signatureStroke)
+        try booth.tap(.accept)
+        guard case .accepted(let paths, let samples)? = outcomes.last?.1 else { Issue.record("not accepted: \(outcomes)"); return }
+        #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req3.inkml", "req3.json", "req3.png", "req3.svg"])
+        #expect(samples >= 40)
+        #expect(screen.request == nil)
+    }
+
+    @Test func anAcceptedSignatureDoesNotComeBackAfterARestart() throws {
+        let outbox = try emptyOutbox()
+        let journal = "\(outbox)/../journal-\(UUID().uuidString.prefix(8)).inkj"
+        do {
+            let booth = try Booth(settings(outbox), journal: journal)
+            try booth.draw(signatureStroke)
+            try booth.tap(.accept)
+            try booth.draw([Point(300, 400), Point(500, 380)])   // the next signer starts
+        }
+        let again = try Booth(settings(outbox), journal: journal)
+        #expect(again.pipeline.document.strokes.count == 1, "only the next signer's stroke is restored")
+    }
+
+    @Test func aDiskThatRefusesShowsAWarningAndKeepsTheSignature() throws {
+        let booth = try Booth(settings("/proc/inkkiosk-no-such-outbox"))
+        try booth.draw(signatureStroke)
+        try booth.tap(.accept)
+        try booth.png("signature-disk-refused")
+        #expect(booth.pipeline.document.strokes.count == 1, "the signature stays to be accepted again")
+        // The red banner is on screen.
+        let p = booth.shown.image.pixel(x: 200, y: 20)
+        #expect(p.r > 150 && p.g < 60, "warning banner colour \(p)")
+    }
+}
+
+@Suite struct ClassroomScreenTests {
+    func settings(_ saveDirectory: String = "/tmp") -> ScreenSettings {
+        var s = ScreenSettings()
+        s.mode = .classroom
+        s.saveDirectory = saveDirectory
+        return s
+    }
+
+    @Test func toolbarTargetsAreAtLeastNineMillimetres() throws {
+        let booth = try Booth(settings())
+        let screen = try #require(booth.screen as? ClassroomScreen)
+        try booth.png("classroom-toolbar")
+        let controls = screen.layout(booth.pipeline).controls
+        #expect(controls.count == 15)
+        for c in controls { #expect(min(c.rect.width, c.rect.height) >= 9 * 4, "\(c.action) is \(c.rect)") }
+        // The toolbar is drawn: labels are dark on the light bar.
+        #expect(booth.shown.inkCount(x0: 0, y0: 0, x1: 1280, y1: Int(screen.layout(booth.pipeline).toolbar.maxY)) > 500)
+    }
+
+    @Test func toolsColourAndWidthFromTheToolbar() throws {
+        let booth = try Booth(settings())
+        try booth.tap(.tool(.highlighter))
+        #expect(booth.pipeline.interaction.currentTool == .highlighter)
+        try booth.tap(.tool(.pen))
+        try booth.tap(.palette)
+        try booth.png("classroom-palette")
+        let red = 2   // the standard palette's red
+        try booth.tap(.color(red))
+        #expect(booth.pipeline.interaction.paletteVisible == false)
+        try booth.tap(.width(2))
+        try booth.draw([Point(300, 400), Point(700, 400)])
+        try booth.png("classroom-red-wide")
+        let p = booth.shown.image.pixel(x: 500, y: 400)
+        #expect(p.r > 150 && p.g < 80 && p.b < 80, "red ink \(p)")
+        #expect(booth.shown.thickness(x: 500, around: 400) >= 12, "wide pen")
+        // The side button (show-palette) opens the toolbar's palette, not the overlay.
+        booth.send(1, .proximity(isIn: true, tool: .pen, serial: 1, axes: Booth.axes(Point(600, 600), pressure: 0)))
+        booth.send(1, .button(code: ButtonCode.stylus, isPressed: true))
+        booth.send(1, .button(code: ButtonCode.stylus, isPressed: false))
+        try booth.frame()
+        let screen = try #require(booth.screen as? ClassroomScreen)
+        #expect(screen.layout(booth.pipeline).popup != nil)
+    }
+
+    @Test func undoRedoAndClearWithConfirmation() throws {
+        let booth = try Booth(settings())
+        try booth.draw([Point(300, 400), Point(700, 400)])
+        try booth.tap(.undo)
+        #expect(!booth.shown.inkNear(500, 400))
+        try booth.tap(.redo)
+        #expect(booth.shown.inkNear(500, 400))
+        try booth.tap(.askClear)
+        try booth.png("classroom-confirm-clear")
+        // While the dialog is up, the pen does not draw.
+        try booth.draw([Point(300, 600), Point(700, 600)])
+        #expect(booth.pipeline.document.strokes.count == 1)
+        try booth.tap(.keepPage)
+        #expect(booth.shown.inkNear(500, 400))
+        try booth.tap(.askClear)
+        try booth.tap(.confirmClear)
+        #expect(!booth.shown.inkNear(500, 400))
+        #expect(booth.pipeline.document.strokes.isEmpty)
+    }
+
+    @Test func pagesSurviveARestartAndSaveWritesEveryPage() throws {
+        let dir = try Fixtures.outputDirectory("classroom-\(UUID().uuidString.prefix(8))")
+        let journal = "\(dir)/journal.inkj"
+        do {
+            let booth = try Booth(settings(dir), journal: journal)
+            try booth.draw([Point(300, 400), Point(700, 400)])
+            try booth.tap(.addPage)
+            #expect(!booth.shown.inkNear(500, 400), "a new page is blank")
+            try booth.draw([Point(300, 600), Point(700, 600)])
+            try booth.tap(.previousPage)
+            #expect(booth.shown.inkNear(500, 400) && !booth.shown.inkNear(500, 600))
+            try booth.tap(.nextPage)
+            #expect(!booth.shown.inkNear(500, 400) && booth.shown.inkNear(500, 600))
+            try booth.png("classroom-page2")
+        }
+        let booth = try Booth(settings(dir), journal: journal)
+        #expect(booth.pipeline.notebook.count == 2)
+        #expect(booth.pipeline.notebook.current == 1, "back on the page that was shown")
+        #expect(booth.shown.inkNear(500, 600))
+        try booth.tap(.save)
+        let screen = try #require(booth.screen as? ClassroomScreen)
+        #expect(screen.lastSaved.count == 3)
+        let page1 = try ImageSurface.readPNG(screen.lastSaved[0])
+        #expect(Screen(page1).inkNear(500, 400) && !Screen(page1).inkNear(500, 600))
+        #expect(Screen(page1).inkCount(x0: 0, y0: 0, x1: 1280, y1: 60) == 0, "no toolbar in the saved page")
+        if let pdfinfo = which("pdfinfo") {
+            let info = try run(pdfinfo, [screen.lastSaved[2]])
+            let pages = info.stdout.split(separator: "\n").first { $0.hasPrefix("Pages:") }
+            #expect(pages?.split(separator: " ").last == "2", "\(info.stdout)")
+        }
+    }
+}
