@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -38,7 +39,8 @@ let package = Package(
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib", "CLibCrypto",
-                                                .product(name: "TOMLKit", package: "TOMLKit")]),
+                                                .product(name: "TOMLKit", package: "TOMLKit"),
+                                                .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Where a requested signature stands. Only `waiting` changes; the other three are final.
+public enum CaptureState: String, Codable, Sendable {
+    case waiting, accepted, cancelled, timedOut = "timed-out"
+
+    public var isFinal: Bool { self != .waiting }
+}
+
+/// What the kiosk wrote to the outbox for an accepted signature: `png` … `json` are the paths
+/// `SignatureCapture.write(to:)` returns (inside `directory`), `samples` the pen samples kept.
+public struct CaptureFiles: Codable, Sendable, Equatable {
+    public var directory: String
+    public var png: String
+    public var svg: String
+    public var inkml: String
+    public var json: String
+    public var samples: Int
+
+    public init(directory: String, png: String, svg: String, inkml: String, json: String, samples: Int) {
+        self.directory = directory; self.png = png; self.svg = svg; self.inkml = inkml; self.json = json
+        self.samples = samples
+    }
+}
+
+/// One signature request as the host sees it (`GET /signatures/{id}`).
+public struct CaptureStatus: Codable, Sendable, Equatable {
+    public var id: String
+    public var state: CaptureState
+    public var prompt: String?
+    /// Seconds the signer has, counted from `created`; nil: no limit.
+    public var timeout: Double?
+    /// ISO 8601, UTC, with milliseconds.
+    public var created: String
+    public var finished: String?
+    /// Why it ended when it was not accepted, e.g. "cancelled on screen", "no signature within 60 s".
+    public var reason: String?
+    public var files: CaptureFiles?
+
+    public init(id: String, state: CaptureState, prompt: String?, timeout: Double?, created: String,
+                finished: String? = nil, reason: String? = nil, files: CaptureFiles? = nil) {
+        self.id = id; self.state = state; self.prompt = prompt; self.timeout = timeout; self.created = created
+        self.finished = finished; self.reason = reason; self.files = files
+    }
+
+    enum CodingKeys: String, CodingKey { case id, state, prompt, timeout, created, finished, reason, files }
+
+    /// Every key is always present (null when unset): a host's parser sees one shape.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(state, forKey: .state)
+        try c.encode(prompt, forKey: .prompt)
+        try c.encode(timeout, forKey: .timeout)
+        try c.encode(created, forKey: .created)
+        try c.encode(finished, forKey: .finished)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(files, forKey: .files)
+    }
+}
+
+/// What the kiosk needs to show the signature screen.
+public struct CaptureRequest: Sendable, Equatable {
+    public var id: String
+    public var prompt: String?
+    /// The effective limit (the request's, else the desk's default); nil: none.
+    public var timeout: Double?
+
+    public init(id: String, prompt: String?, timeout: Double?) {
+        self.id = id; self.prompt = prompt; self.timeout = timeout
+    }
+}
+
+/// From the host side to the kiosk loop, in order.
+public enum DeskMessage: Sendable, Equatable {
+    case start(CaptureRequest)
+    case cancel(id: String)
+    case timeout(id: String)
+
+    public var captureID: String {
+        switch self {
+        case .start(let request): request.id
+        case .cancel(let id), .timeout(let id): id
+        }
+    }
+}
+
+/// The reasons the kiosk reports with `finish`, worded for the host's log.
+public enum CaptureReason {
+    public static let cancelledOnScreen = "cancelled on screen"
+    public static let cancelledByHost = "cancelled by host"
+    public static func noSignature(within seconds: Double) -> String { "no signature within \(formatSeconds(seconds)) s" }
+}
+
+/// The limits the desk and the HTTP API check.
+public enum CaptureLimits {
+    public static let timeout: ClosedRange<Double> = 1...3600
+    public static let promptLength = 200
+    /// Longest `?wait=` a request may hold its connection; longer values are cut to this.
+    public static let longestWait = 120.0
+    /// Finished captures kept for `GET /signatures/{id}`.
+    public static let history = 100
+}
+
+/// "60", "1.5": seconds as a person writes them.
+func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+}

@@ -1,0 +1,194 @@
+import FlyingFox
+import Foundation
+
+/// The HTTP side of the desk: JSON in and out, one status code per outcome.
+struct SignatureRoutes: HTTPHandler {
+    let desk: SignatureDesk
+    /// How long DELETE waits for the kiosk to confirm the cancel before answering 202.
+    var cancelGrace = 2.0
+    /// Larger request bodies are refused (a start request is a few dozen bytes).
+    static let largestBody = 16 * 1024
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await route(request)
+        } catch {
+            var response = HTTPResponse.json(error.status, ErrorBody(error))
+            if let allow = error.allow { response.headers[HTTPHeader("Allow")] = allow.map(\.rawValue).joined(separator: ", ") }
+            return response
+        }
+    }
+
+    private func route(_ request: HTTPRequest) async throws(APIProblem) -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch parts {
+        case ["health"]:
+            try only([.GET], request)
+            return .json(.ok, Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil }))
+        case ["signatures"]:
+            try only([.POST], request)
+            return try await start(request)
+        case ["signatures", "latest"]:
+            try only([.GET], request)
+            guard let latest = desk.latest() else { throw APIProblem(.notFound, "no signature has been requested yet") }
+            return .json(.ok, latest)
+        case let path where path.count == 2 && path[0] == "signatures":
+            try only([.GET, .DELETE], request)
+            return request.method == .DELETE ? try await cancel(path[1]) : try await status(path[1], request)
+        default:
+            throw APIProblem(.notFound, "no such endpoint: \(request.method.rawValue) \(request.path) "
+                             + "(there are /health, /signatures, /signatures/latest and /signatures/{id})")
+        }
+    }
+
+    private func only(_ methods: [HTTPMethod], _ request: HTTPRequest) throws(APIProblem) {
+        guard methods.contains(request.method) else {
+            var problem = APIProblem(.methodNotAllowed, "\(request.path) takes \(methods.map(\.rawValue).joined(separator: " or ")), "
+                                     + "not \(request.method.rawValue)")
+            problem.allow = methods
+            throw problem
+        }
+    }
+
+    private func start(_ request: HTTPRequest) async throws(APIProblem) -> HTTPResponse {
+        let data: Data
+        do { data = try await request.bodyData } catch { throw APIProblem(.badRequest, "cannot read the request body: \(error)") }
+        guard data.count <= Self.largestBody else {
+            throw APIProblem(.payloadTooLarge, "request body must be at most \(Self.largestBody) bytes")
+        }
+        let body = try StartBody.decode(data)
+        do { return .json(.created, try desk.start(prompt: body.prompt, timeout: body.timeout)) } catch { throw APIProblem(error) }
+    }
+
+    private func status(_ id: String, _ request: HTTPRequest) async throws(APIProblem) -> HTTPResponse {
+        for item in request.query where item.name != "wait" {
+            throw APIProblem(.badRequest, "unknown query parameter '\(item.name)' (known: wait)")
+        }
+        let seconds = try waitSeconds(request.query["wait"])
+        let status = seconds > 0 ? await desk.wait(id: id, seconds: seconds) : desk.status(id: id)
+        guard let status else { throw APIProblem(DeskError.unknown(id: id)) }
+        return .json(.ok, status)
+    }
+
+    private func waitSeconds(_ text: String?) throws(APIProblem) -> Double {
+        guard let text else { return 0 }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+            throw APIProblem(.badRequest, "wait must be a number of seconds from 0 to \(formatSeconds(CaptureLimits.longestWait)) (got '\(text)')")
+        }
+        return min(seconds, CaptureLimits.longestWait)
+    }
+
+    private func cancel(_ id: String) async throws(APIProblem) -> HTTPResponse {
+        do {
+            let asked = try desk.cancel(id: id)
+            let now = await desk.wait(id: id, seconds: cancelGrace) ?? asked
+            return .json(now.state.isFinal ? .ok : .accepted, now)
+        } catch {
+            throw APIProblem(error)
+        }
+    }
+}
+
+/// `POST /signatures`' body: every field optional, unknown fields refused (a misspelt
+/// "timout" would otherwise silently become the default).
+struct StartBody: Decodable {
+    var prompt: String?
+    var timeout: Double?
+
+    static let fields = ["prompt", "timeout"]
+
+    static func decode(_ data: Data) throws(APIProblem) -> StartBody {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StartBody() }
+        do {
+            return try JSONDecoder().decode(StartBody.self, from: data)
+        } catch let problem as APIProblem {
+            throw problem
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw APIProblem(.badRequest, "request body must be a JSON object such as {\"prompt\": \"Sign here\", \"timeout\": 60}")
+        } catch {
+            throw APIProblem(.badRequest, "request body is not valid JSON")
+        }
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        for key in c.allKeys where !Self.fields.contains(key.stringValue) {
+            throw APIProblem(.badRequest, "unknown field '\(key.stringValue)' (known: \(Self.fields.joined(separator: ", ")))")
+        }
+        do { prompt = try c.decodeIfPresent(String.self, forKey: AnyKey("prompt")) } catch {
+            throw APIProblem(.badRequest, "prompt must be a string")
+        }
+        do { timeout = try c.decodeIfPresent(Double.self, forKey: AnyKey("timeout")) } catch {
+            throw APIProblem(.badRequest, "timeout must be a number between \(formatSeconds(CaptureLimits.timeout.lowerBound)) and "
+                             + "\(formatSeconds(CaptureLimits.timeout.upperBound)) seconds")
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// An answer other than success: status code, message, and what helps the host act on it.
+struct APIProblem: Error {
+    var status: HTTPStatusCode
+    var message: String
+    /// With 409 busy: the capture that is waiting.
+    var current: String?
+    /// With 409 finished: the capture as it ended.
+    var capture: CaptureStatus?
+    /// With 405: the methods the path takes.
+    var allow: [HTTPMethod]?
+
+    init(_ status: HTTPStatusCode, _ message: String) {
+        self.status = status; self.message = message
+    }
+
+    init(_ error: DeskError) {
+        switch error {
+        case .busy(let current): self.init(.conflict, error.description); self.current = current
+        case .unknown: self.init(.notFound, error.description)
+        case .finished(let status): self.init(.conflict, error.description); capture = status
+        case .badRequest: self.init(.badRequest, error.description)
+        }
+    }
+}
+
+private struct ErrorBody: Encodable {
+    var error: String
+    var current: String?
+    var capture: CaptureStatus?
+
+    init(_ problem: APIProblem) {
+        error = problem.message; current = problem.current; capture = problem.capture
+    }
+}
+
+private struct Health: Encodable {
+    var ok = true
+    var waiting: String?
+
+    enum CodingKeys: String, CodingKey { case ok, waiting }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(ok, forKey: .ok)
+        try c.encode(waiting, forKey: .waiting)   // null when idle, not left out
+    }
+}
+
+private extension HTTPResponse {
+    static func json(_ status: HTTPStatusCode, _ value: some Encodable) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var body = (try? encoder.encode(value)) ?? Data(#"{"error": "the answer could not be encoded"}"#.utf8)
+        body.append(0x0A)   // a line end, so that curl's output ends cleanly
+        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: body)
+    }
+}

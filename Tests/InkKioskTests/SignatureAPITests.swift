@@ -1,0 +1,396 @@
+import Foundation
+import Glibc
+import Testing
+@testable import InkKiosk
+
+/// The kiosk's side of the desk in a few lines: a thread asleep in poll() on `wakeFD` that takes
+/// the messages and finishes captures as the signature screen will (cancel and timeout at once,
+/// accept when the test says the signer pressed Accept).
+private final class StandInKiosk: @unchecked Sendable {
+    let desk: SignatureDesk
+    private let lock = NSLock()
+    private var messages: [DeskMessage] = []
+    private var acceptRequested: String?
+    private var stopping = false
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(desk: SignatureDesk) {
+        self.desk = desk
+        let thread = Thread { [self] in loop() }
+        thread.name = "stand-in kiosk"
+        thread.start()
+    }
+
+    var received: [DeskMessage] { lock.withLock { messages } }
+
+    /// The signer presses Accept (the kiosk thread calls `finish`).
+    func accept(_ id: String) { lock.withLock { acceptRequested = id } }
+
+    func stop() {
+        lock.withLock { stopping = true }
+        stopped.wait()
+    }
+
+    static func files(_ id: String) -> CaptureFiles {
+        CaptureFiles(directory: "/var/lib/inkkiosk/outbox", png: "\(id).png", svg: "\(id).svg", inkml: "\(id).inkml",
+                     json: "\(id).json", samples: 412)
+    }
+
+    private func loop() {
+        var limits: [String: Double] = [:]
+        while !lock.withLock({ stopping }) {
+            // Short timeout only so that `accept` and `stop` are noticed; messages wake it at once.
+            var waiting = pollfd(fd: desk.wakeFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&waiting, 1, 20)
+            for message in desk.takeMessages() {
+                lock.withLock { messages.append(message) }
+                switch message {
+                case .start(let request): limits[request.id] = request.timeout
+                case .cancel(let id): desk.finish(id: id, state: .cancelled, reason: CaptureReason.cancelledByHost, files: nil)
+                case .timeout(let id):
+                    desk.finish(id: id, state: .timedOut, reason: CaptureReason.noSignature(within: limits[id] ?? 0), files: nil)
+                }
+            }
+            if let id = lock.withLock({ () -> String? in defer { acceptRequested = nil }; return acceptRequested }) {
+                desk.finish(id: id, state: .accepted, reason: nil, files: Self.files(id))
+            }
+        }
+        stopped.signal()
+    }
+}
+
+/// How curl reaches the server: a TCP port or a unix socket.
+private struct Endpoint: Sendable {
+    var base: String
+    var curlOptions: [String] = []
+
+    init(_ address: APIAddress) {
+        switch address {
+        case .tcp(let host, let port): base = "http://\(host):\(port)"
+        case .unix(let path): base = "http://kiosk"; curlOptions = ["--unix-socket", path]
+        }
+    }
+}
+
+private struct Reply {
+    var code: Int
+    var body: String
+
+    func status() throws -> CaptureStatus { try JSONDecoder().decode(CaptureStatus.self, from: Data(body.utf8)) }
+    func error() throws -> ErrorReply { try JSONDecoder().decode(ErrorReply.self, from: Data(body.utf8)) }
+    func object() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "\(body)")
+    }
+}
+
+private struct ErrorReply: Decodable {
+    var error: String
+    var current: String?
+    var capture: CaptureStatus?
+}
+
+/// The real curl, on a thread of its own so that a blocking child never holds one of the few
+/// threads the server's tasks run on.
+private func curl(_ method: String, _ path: String, _ body: String? = nil, at endpoint: Endpoint) async throws -> Reply {
+    var arguments = endpoint.curlOptions + ["-s", "-S", "--max-time", "60", "-w", "\n%{http_code}", "-X", method]
+    if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+    arguments.append(endpoint.base + path)
+    let result = try await withCheckedThrowingContinuation { (c: CheckedContinuation<(status: Int32, stdout: String, stderr: String), any Error>) in
+        let args = arguments
+        Thread { c.resume(with: Result { try run("/usr/bin/curl", args) }) }.start()
+    }
+    try #require(result.status == 0, "curl \(arguments.joined(separator: " ")): \(result.stderr)")
+    let cut = try #require(result.stdout.lastIndex(of: "\n"))
+    return Reply(code: Int(result.stdout[result.stdout.index(after: cut)...]) ?? -1, body: String(result.stdout[..<cut]))
+}
+
+private func onAThread(_ work: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+        Thread { c.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// A desk, the server in front of it and the stand-in kiosk behind it, for the length of `body`.
+private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), defaultTimeout: Double? = 90,
+                     _ body: (Endpoint, StandInKiosk) async throws -> Void) async throws {
+    let desk = try SignatureDesk(defaultTimeout: defaultTimeout)
+    let server = SignatureAPIServer(desk: desk, address: address)
+    try await server.start()
+    let kiosk = StandInKiosk(desk: desk)
+    let listening = try #require(await server.listeningAddress())
+    do {
+        try await body(Endpoint(listening), kiosk)
+    } catch {
+        kiosk.stop(); await server.stop()
+        throw error
+    }
+    kiosk.stop()
+    await server.stop()
+}
+
+@Suite(.serialized) struct SignatureAPI {
+    @Test func aSignatureIsRequestedAcceptedAndCollected() async throws {
+        try await withAPI { api, kiosk in
+            let idle = try await curl("GET", "/health", at: api)
+            #expect(idle.code == 200)
+            #expect(try idle.object()["ok"] as? Bool == true && idle.object()["waiting"] is NSNull, "\(idle.body)")
+
+            let started = try await curl("POST", "/signatures", #"{"prompt": "Total 42.00 EUR: please sign", "timeout": 60}"#, at: api)
+            #expect(started.code == 201, "\(started.body)")
+            let capture = try started.status()
+            #expect(capture.state == .waiting && capture.prompt == "Total 42.00 EUR: please sign" && capture.timeout == 60)
+            #expect(capture.id.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } && !capture.id.isEmpty, "a file name: \(capture.id)")
+            #expect(capture.finished == nil && capture.files == nil)
+
+            let second = try await curl("POST", "/signatures", "{}", at: api)
+            #expect(second.code == 409)
+            #expect(try second.error().current == capture.id && second.error().error.contains(capture.id), "\(second.body)")
+
+            let busy = try await curl("GET", "/health", at: api)
+            #expect(try busy.object()["waiting"] as? String == capture.id)
+
+            // The host long-polls; the signer accepts meanwhile; the poll answers with the files.
+            async let polled = curl("GET", "/signatures/\(capture.id)?wait=30", at: api)
+            try await Task.sleep(for: .milliseconds(300))
+            kiosk.accept(capture.id)
+            let done = try await polled
+            #expect(done.code == 200)
+            let accepted = try done.status()
+            #expect(accepted.state == .accepted && accepted.files == StandInKiosk.files(capture.id), "\(done.body)")
+            #expect(accepted.finished != nil && accepted.reason == nil && accepted.created == capture.created)
+
+            #expect(try await curl("GET", "/signatures/\(capture.id)", at: api).status() == accepted)
+            #expect(try await curl("GET", "/signatures/latest", at: api).status() == accepted)
+            #expect(try await curl("GET", "/health", at: api).object()["waiting"] is NSNull)
+            #expect(kiosk.received == [.start(CaptureRequest(id: capture.id, prompt: "Total 42.00 EUR: please sign", timeout: 60))])
+
+            let late = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
+            #expect(late.code == 409 && late.body.contains("already accepted"), "\(late.body)")
+            #expect(try late.error().capture == accepted)
+        }
+    }
+
+    @Test func theHostCancelsAndTheKioskConfirms() async throws {
+        try await withAPI(defaultTimeout: 90) { api, kiosk in
+            let started = try await curl("POST", "/signatures", at: api)   // no body at all: every default
+            #expect(started.code == 201, "\(started.body)")
+            let capture = try started.status()
+            #expect(capture.timeout == 90 && capture.prompt == nil)
+
+            let cancelled = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
+            #expect(cancelled.code == 200, "\(cancelled.body)")
+            let status = try cancelled.status()
+            #expect(status.state == .cancelled && status.reason == "cancelled by host" && status.files == nil)
+            #expect(kiosk.received == [.start(CaptureRequest(id: capture.id, prompt: nil, timeout: 90)), .cancel(id: capture.id)])
+
+            let again = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
+            #expect(again.code == 409 && again.body.contains("already cancelled"), "\(again.body)")
+
+            // The screen is free for the next request.
+            #expect(try await curl("POST", "/signatures", #"{"prompt": null}"#, at: api).code == 201)
+        }
+    }
+
+    @Test func anUnsignedCaptureTimesOut() async throws {
+        try await withAPI { api, kiosk in
+            let capture = try await curl("POST", "/signatures", #"{"timeout": 1}"#, at: api).status()
+            #expect(capture.timeout == 1)
+            let polled = try await curl("GET", "/signatures/\(capture.id)?wait=20", at: api)
+            #expect(polled.code == 200)
+            let status = try polled.status()
+            #expect(status.state == .timedOut && status.reason == "no signature within 1 s", "\(polled.body)")
+            #expect(kiosk.received.contains(.timeout(id: capture.id)))
+            // A long poll on a final capture answers at once.
+            #expect(try await curl("GET", "/signatures/\(capture.id)?wait=120", at: api).status() == status)
+        }
+    }
+
+    @Test func badRequestsSayWhatIsWrong() async throws {
+        try await withAPI { api, kiosk in
+            let refused: [(String, String, String?, Int, String)] = [
+                ("POST", "/signatures", "{not json", 400, "not valid JSON"),
+                ("POST", "/signatures", #"{"prompt": "x", "timout": 5}"#, 400, "unknown field 'timout'"),
+                ("POST", "/signatures", #"{"timeout": 0}"#, 400, "timeout must be a number between 1 and 3600 seconds"),
+                ("POST", "/signatures", #"{"timeout": 5000}"#, 400, "timeout must be a number between 1 and 3600 seconds"),
+                ("POST", "/signatures", #"{"timeout": "60"}"#, 400, "timeout must be a number"),
+                ("POST", "/signatures", #"{"prompt": 42}"#, 400, "prompt must be a string"),
+                ("POST", "/signatures", #"{"prompt": "\#(String(repeating: "x", count: 201))"}"#, 400, "prompt must be at most 200 characters"),
+                ("POST", "/signatures", "[1, 2]", 400, "must be a JSON object"),
+                ("GET", "/signatures/20990101T000000Z-abcdef", nil, 404, "20990101T000000Z-abcdef"),
+                ("GET", "/signatures/nope?wait=2", nil, 404, "no signature with id 'nope'"),
+                ("GET", "/signatures/nope?wait=soon", nil, 400, "wait must be a number of seconds"),
+                ("GET", "/signatures/nope?wiat=2", nil, 400, "unknown query parameter 'wiat'"),
+                ("DELETE", "/signatures/nope", nil, 404, "no signature with id 'nope'"),
+                ("GET", "/signatures/latest", nil, 404, "no signature has been requested yet"),
+                ("PUT", "/signatures", "{}", 405, "takes POST"),
+                ("POST", "/health", "{}", 405, "takes GET"),
+                ("GET", "/signature", nil, 404, "no such endpoint"),
+            ]
+            for (method, path, body, code, message) in refused {
+                let reply = try await curl(method, path, body, at: api)
+                #expect(reply.code == code, "\(method) \(path) \(body ?? ""): \(reply.body)")
+                #expect(try reply.error().error.contains(message), "\(method) \(path) \(body ?? ""): \(reply.body)")
+            }
+            #expect(kiosk.received.isEmpty, "nothing refused reached the kiosk")
+        }
+    }
+
+    @Test func overAUnixSocket() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-api-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = "\(dir)/api.sock"
+        try await withAPI(.unix(path: path)) { api, kiosk in
+            #expect(api.curlOptions == ["--unix-socket", path])
+            let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
+            #expect(mode == 0o660, "socket mode \(String(mode, radix: 8))")
+            #expect(try await curl("GET", "/health", at: api).code == 200)
+            let capture = try await curl("POST", "/signatures", #"{"prompt": "Sign for parcel 7"}"#, at: api).status()
+            kiosk.accept(capture.id)
+            let done = try await curl("GET", "/signatures/\(capture.id)?wait=30", at: api).status()
+            #expect(done.state == .accepted && done.files?.png == "\(capture.id).png")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "stop removes the socket")
+
+        // Something at the path that is not a socket is not ours to replace.
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8)))
+        let blocked = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .unix(path: path))
+        await #expect { try await blocked.start() } throws: { "\($0)".contains("is not a socket") }
+    }
+
+    @Test func aPortInUseIsAnErrorNotAHang() async throws {
+        try await withAPI { api, _ in
+            let port = try #require(UInt16(api.base.split(separator: ":").last.map(String.init) ?? ""))
+            let second = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: port))
+            await #expect { try await second.start() } throws: { "\($0)".contains("cannot listen on 127.0.0.1:\(port)") }
+        }
+    }
+
+    /// With no kiosk to confirm, DELETE answers 202 and the capture stays waiting until the kiosk finishes it.
+    @Test func aCancelTheKioskHasNotConfirmedYetIsAccepted() async throws {
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        let server = SignatureAPIServer(desk: desk, address: .tcp(host: "127.0.0.1", port: 0))
+        try await server.start()
+        let api = Endpoint(try #require(await server.listeningAddress()))
+        let capture = try await curl("POST", "/signatures", at: api).status()
+        let asked = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
+        let stillWaiting = try asked.status()
+        #expect(asked.code == 202 && stillWaiting == capture, "\(asked.body)")
+        #expect(desk.takeMessages() == [.start(CaptureRequest(id: capture.id, prompt: nil, timeout: nil)), .cancel(id: capture.id)])
+        desk.finish(id: capture.id, state: .cancelled, reason: nil, files: nil)
+        let after = try await curl("GET", "/signatures/\(capture.id)", at: api).status()
+        #expect(after.state == .cancelled && after.reason == "cancelled by host")
+        await server.stop()
+    }
+
+    @Test func stoppingAnswersALongPollInsteadOfDroppingIt() async throws {
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        let server = SignatureAPIServer(desk: desk, address: .tcp(host: "127.0.0.1", port: 0))
+        try await server.start()
+        let api = Endpoint(try #require(await server.listeningAddress()))
+        let capture = try desk.start(prompt: nil, timeout: nil)
+        async let polled = curl("GET", "/signatures/\(capture.id)?wait=60", at: api)
+        try await Task.sleep(for: .milliseconds(300))
+        await server.stop()
+        let reply = try await polled
+        let status = try reply.status()
+        #expect(reply.code == 200 && status.state == .waiting, "\(reply.body)")
+    }
+
+    /// The kiosk's main thread is not a task: it starts and stops the server blocking.
+    @Test func aPlainThreadStartsAndStopsIt() async throws {
+        let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: 0))
+        try await onAThread { try server.startBlocking() }
+        let api = Endpoint(try #require(await server.listeningAddress()))
+        #expect(try await curl("GET", "/health", at: api).code == 200)
+        try await onAThread { server.stopBlocking() }
+        #expect(await server.listeningAddress() == nil)
+        await #expect { try await server.start() } throws: { "\($0)".contains("already started") }
+    }
+
+    @Test func listenAddresses() throws {
+        #expect(try APIAddress.parse("127.0.0.1:7300") == .tcp(host: "127.0.0.1", port: 7300))
+        #expect(try APIAddress.parse("localhost:7300") == .tcp(host: "127.0.0.1", port: 7300))
+        #expect(try APIAddress.parse("[::1]:7300") == .tcp(host: "::1", port: 7300))
+        #expect(try APIAddress.parse("0.0.0.0:80") == .tcp(host: "0.0.0.0", port: 80))
+        #expect(try APIAddress.parse("unix:/run/inkkiosk/api.sock") == .unix(path: "/run/inkkiosk/api.sock"))
+        #expect(APIAddress.tcp(host: "::1", port: 7300).description == "[::1]:7300")
+        let wrong: [(String, String)] = [
+            ("7300", "must be IP:PORT"), ("127.0.0.1", "must be IP:PORT"), ("127.0.0.1:0", "port must be a number"),
+            ("127.0.0.1:70000", "port must be a number"), ("kiosk.local:7300", "'kiosk.local' is not an IPv4 address"),
+            ("[::g]:7300", "not an IPv6 address"), ("unix:api.sock", "must be absolute"),
+            ("unix:/\(String(repeating: "d", count: 120))", "under 108 bytes"),
+        ]
+        for (text, message) in wrong {
+            #expect { try APIAddress.parse(text) } throws: { "\($0)".contains(message) }
+        }
+    }
+}
+
+/// The desk without HTTP: who decides, what the kiosk is told, what is kept.
+@Suite struct SignatureAPIDesk {
+    private func readable(_ fd: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) == 1
+    }
+
+    @Test func theKioskIsWokenAndTheFirstFinishWins() throws {
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        #expect(!readable(desk.wakeFD))
+        let capture = try desk.start(prompt: "Sign", timeout: nil)
+        #expect(capture.timeout == nil)
+        #expect(readable(desk.wakeFD))
+        #expect(desk.takeMessages() == [.start(CaptureRequest(id: capture.id, prompt: "Sign", timeout: nil))])
+        #expect(!readable(desk.wakeFD), "taking the messages quiets the eventfd")
+
+        // Accept and a cancel cross: the cancel message is moot once the kiosk has accepted.
+        _ = try desk.cancel(id: capture.id)
+        desk.finish(id: capture.id, state: .accepted, reason: nil, files: StandInKiosk.files(capture.id))
+        desk.finish(id: capture.id, state: .cancelled, reason: nil, files: nil)
+        #expect(desk.status(id: capture.id)?.state == .accepted)
+        #expect(desk.takeMessages().isEmpty)
+        #expect(throws: DeskError.finished(try #require(desk.status(id: capture.id)))) { try desk.cancel(id: capture.id) }
+    }
+
+    @Test func reasonsDefaultToWhoEndedIt() throws {
+        let desk = try SignatureDesk(defaultTimeout: 30)
+        let onScreen = try desk.start(prompt: nil, timeout: nil)
+        desk.finish(id: onScreen.id, state: .cancelled, reason: nil, files: nil)
+        #expect(desk.status(id: onScreen.id)?.reason == "cancelled on screen")
+        let byHost = try desk.start(prompt: nil, timeout: nil)
+        _ = try desk.cancel(id: byHost.id)
+        desk.finish(id: byHost.id, state: .cancelled, reason: nil, files: nil)
+        #expect(desk.status(id: byHost.id)?.reason == "cancelled by host")
+        let late = try desk.start(prompt: nil, timeout: 2.5)
+        desk.finish(id: late.id, state: .timedOut, reason: nil, files: nil)
+        #expect(desk.status(id: late.id)?.reason == "no signature within 2.5 s")
+    }
+
+    @Test func aWaitEndsAtItsTimeStillWaiting() async throws {
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        let capture = try desk.start(prompt: nil, timeout: nil)
+        #expect(await desk.wait(id: capture.id, seconds: 0.2)?.state == .waiting)
+        #expect(await desk.wait(id: "unknown", seconds: 5) == nil)
+        // A cancelled request stops waiting at once.
+        let waiting = Task { await desk.wait(id: capture.id, seconds: 100) }
+        waiting.cancel()
+        #expect(await waiting.value?.state == .waiting)
+    }
+
+    @Test func theHistoryIsBounded() throws {
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        var ids: [String] = []
+        for _ in 0..<(CaptureLimits.history + 5) {
+            let capture = try desk.start(prompt: nil, timeout: nil)
+            desk.finish(id: capture.id, state: .cancelled, reason: nil, files: nil)
+            ids.append(capture.id)
+        }
+        #expect(Set(ids).count == ids.count, "ids are unique")
+        #expect(desk.status(id: ids[0]) == nil && desk.status(id: ids[5]) != nil)
+        #expect(desk.latest()?.id == ids.last)
+    }
+
+    @Test func aBadDefaultTimeoutIsRefused() {
+        #expect(throws: DeskError.self) { try SignatureDesk(defaultTimeout: 0) }
+    }
+}
