@@ -46,6 +46,8 @@ public final class Kiosk {
     private let options: KioskOptions
     /// The mode's screen (nil: ink only).
     public let screen: KioskScreen?
+    /// The local signature API, when a host drives the signature screen.
+    private let api: SignatureAPIServer?
     private var latency = LatencyLog()
     private var oldestUnrendered: Double?
     private var running = true
@@ -78,6 +80,15 @@ public final class Kiosk {
         if options.screen.mode == .classroom { pipelineOptions.paletteOverlay = false }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
         screen = options.screen.makeScreen(metrics: metrics)
+        if let listen = options.screen.api, let signature = screen as? SignatureScreen {
+            let desk = try SignatureDesk(defaultTimeout: options.screen.defaultTimeout)
+            let server = SignatureAPIServer(desk: desk, address: try APIAddress.parse(listen))
+            try server.startBlocking()
+            signature.serve(desk)
+            api = server
+        } else {
+            api = nil
+        }
         pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
         recorder = options.recordPath.map(SessionRecorder.init)
         var journal: StrokeJournal?
@@ -98,6 +109,7 @@ public final class Kiosk {
         }
         if let journal { log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes") }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
+        if let api { log("signature API on \(api.address)") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
     }
 
@@ -206,6 +218,7 @@ public final class Kiosk {
     }
 
     private func finish() throws {
+        api?.stopBlocking()
         try recorder?.write()
         if let path = options.statsPath {
             let encoder = JSONEncoder()

@@ -14,6 +14,9 @@ import sys
 
 from PIL import Image
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_modes import check_modes  # noqa: E402
+
 WORK, BIN = sys.argv[1], sys.argv[2]
 W, H = 1280, 800
 INK = (13, 23, 89)          # RGBA.ink in 8 bits
@@ -190,6 +193,9 @@ def main():
         path = os.path.join(WORK, f"{session}-kdmode.txt")
         mode = open(path).read().strip() if os.path.exists(path) else "missing"
         check(mode == "0", f"{session}: after SIGTERM the console is back in text mode (KDGETMODE {mode})", path)
+
+    # --- the two products: signature kiosk and classroom tablet ------------------------------
+    check_modes(WORK, shot, check, px, along, ink_count, darkness, W, H)
 
     # --- latency ------------------------------------------------------------------------------
     for session in ("session1", "session2"):

@@ -304,6 +304,9 @@ def main():
         session_two(binary, pen, touch)
         session_three(binary)
         session_four(binary, pen)
+        import modes
+        modes.signature_session(binary, pen, touch)
+        modes.classroom_session(binary, pen, touch)
     finally:
         for d in (pen, touch, pad):
             d.destroy()

@@ -170,7 +170,7 @@ extension KioskConfig {
             let enabled = r.bool("enabled", in: t, at: "api") ?? false
             let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
             s.api = enabled ? listen : nil
-            if let v = r.number("default_timeout", in: t, at: "api", 0...86_400) { s.defaultTimeout = v > 0 ? v : nil }
+            if let v = r.number("default_timeout", in: t, at: "api", 0...3600) { s.defaultTimeout = v > 0 ? v : nil }
         }
     }
 }

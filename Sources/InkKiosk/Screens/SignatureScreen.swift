@@ -183,8 +183,13 @@ public final class SignatureScreen: KioskScreen {
             backdrop.append(.line(from: Point(margin, lineY), to: Point(w - margin, lineY), width: 2, color: ink))
             backdrop.append(.text("×", in: Rect(x: margin, y: lineY - style.target, width: style.target * 0.6, height: style.target),
                                   size: style.fontSize * 1.4, color: ink))
-            backdrop.append(.text(request?.prompt ?? settings.text.prompt, in: Rect(x: margin, y: lineY + style.gap, width: w - 2 * margin, height: style.target),
-                                  size: style.fontSize, color: ink))
+            // A host's prompt may have two lines ("Total 42.00 EUR\nPlease sign").
+            let prompt = (request?.prompt ?? settings.text.prompt).split(separator: "\n", omittingEmptySubsequences: false).prefix(3)
+            for (i, text) in prompt.enumerated() {
+                backdrop.append(.text(String(text), in: Rect(x: margin, y: lineY + style.gap + Double(i) * style.fontSize * 1.4,
+                                                             width: w - 2 * margin, height: style.fontSize * 1.4),
+                                      size: style.fontSize, color: ink))
+            }
             chrome.append(.box(buttonBar, fill: RGBA(0.9, 0.91, 0.93)))
             chrome.append(.line(from: Point(0, buttonBar.minY), to: Point(w, buttonBar.minY), width: 1, color: RGBA(0.7, 0.7, 0.72)))
             let pressed = presses.pressedActions

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The local API's desk is where a hosted signature screen's requests come from: the screen
+/// takes the desk's messages on the kiosk thread, and tells it how each request ended.
+extension SignatureDesk: SignatureHost {
+    func deliver(to screen: SignatureScreen, _ context: ScreenContext) {
+        for message in takeMessages() {
+            switch message {
+            case .start(let request):
+                screen.start(.init(id: request.id, prompt: request.prompt), context)
+            case .cancel(let id):
+                screen.end(id: id, .cancelled(reason: "cancelled by host"), context)
+            case .timeout(let id):
+                let seconds = status(id: id)?.timeout.map { "\(Int($0)) s" } ?? "the time allowed"
+                screen.end(id: id, .timedOut(reason: "no signature within \(seconds)"), context)
+            }
+        }
+    }
+}
+
+extension SignatureScreen {
+    /// Takes requests from `desk` and reports every outcome back to it.
+    public func serve(_ desk: SignatureDesk) {
+        host = desk
+        onFinished = { [weak desk, unowned self] id, outcome in
+            switch outcome {
+            case .accepted(let paths, let samples):
+                func path(_ ext: String) -> String { paths.first { $0.hasSuffix(".\(ext)") } ?? "" }
+                let files = CaptureFiles(directory: self.settings.outbox, png: path("png"), svg: path("svg"), inkml: path("inkml"),
+                                         json: path("json"), samples: samples)
+                desk?.finish(id: id, state: .accepted, reason: nil, files: files)
+            case .cancelled(let reason):
+                desk?.finish(id: id, state: .cancelled, reason: reason, files: nil)
+            case .timedOut(let reason):
+                desk?.finish(id: id, state: .timedOut, reason: reason, files: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+"""Host checks of the signature and classroom sessions (check.py calls `check_modes`)."""
+import glob
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import xml.etree.ElementTree as ET
+
+from PIL import Image
+
+
+def api(work, name):
+    path = os.path.join(work, f"api-{name}.json")
+    if not os.path.exists(path):
+        return 0, {}, path
+    r = json.load(open(path))
+    return r["code"], r["body"] or {}, path
+
+
+def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
+    # --- signature kiosk, driven by a host with curl ----------------------------------------
+    im, p = shot("signature-idle")
+    if im:
+        check(ink_count(im, (*px(0.35, 0.45), *px(0.65, 0.55))) > 100 and ink_count(im, (0, H - 80, W, H)) == 0,
+              "signature, no request yet: the screen says to wait and shows no buttons", p)
+    code, body, p = api(work, "start")
+    check(code == 201 and body.get("state") == "waiting", f"POST /signatures starts a capture (HTTP {code}, {body.get('state')})", p)
+    code, body, p = api(work, "busy")
+    check(code == 409, f"a second request while one is waiting is refused (HTTP {code})", p)
+    im, p = shot("signature-request")
+    if im:
+        check(ink_count(im, (*px(0.3, 0.82), *px(0.7, 0.88))) > 100, "the host's prompt is under the signature line", p)
+        check(sum(1 for x in range(0, W, 8) if darkness(im, x, H - 36) > 0.04) > 60,
+              "Cancel, Clear and Accept buttons along the bottom", p)
+    im, p = shot("signature-refused")
+    if im:
+        check(ink_count(im, (*px(0.3, 0.0), *px(0.7, 0.1))) > 500, "Accept without a signature is refused, with a message", p)
+    im, p = shot("signature-signed")
+    if im:
+        check(sum(along(im, 0.55, 0.26, 0.74, step=0.08)) >= 2 and ink_count(im, (*px(0.25, 0.4), *px(0.76, 0.6))) > 300,
+              "the signature is drawn", p)
+    im, p = shot("signature-accepted")
+    if im:
+        check(ink_count(im, (*px(0.2, 0.3), *px(0.8, 0.62))) < 200, "after Accept the signature is gone from the screen", p)
+    code, body, p = api(work, "accepted")
+    files = (body or {}).get("files") or {}
+    check(code == 200 and body.get("state") == "accepted" and files.get("samples", 0) > 30,
+          f"the host's wait returns the accepted capture ({body.get('state')}, {files.get('samples')} samples)", p)
+    ident = open(os.path.join(work, "api-id.txt")).read().strip() if os.path.exists(os.path.join(work, "api-id.txt")) else "?"
+    outbox = os.path.join(work, "sig", "outbox")
+    names = sorted(os.listdir(outbox)) if os.path.isdir(outbox) else []
+    check(names == sorted(f"{ident}.{x}" for x in ("png", "svg", "inkml", "json")),
+          f"the outbox holds exactly the capture's four files ({', '.join(names)})", outbox)
+    if len(names) == 4:
+        modes = {n: stat.S_IMODE(os.stat(os.path.join(outbox, n)).st_mode) for n in names}
+        check(all(m == 0o600 for m in modes.values()), f"each file has mode 0600 ({set(oct(m) for m in modes.values())})", outbox)
+        meta = json.load(open(os.path.join(outbox, f"{ident}.json")))
+        sums_ok = all(hashlib.sha256(open(os.path.join(outbox, n), "rb").read()).hexdigest() == h
+                      for n, h in meta.get("sha256", {}).items())
+        check(sums_ok and len(meta.get("sha256", {})) == 3, "the JSON's SHA-256 sums match the PNG, SVG and InkML", outbox)
+        ink = ET.parse(os.path.join(outbox, f"{ident}.inkml")).getroot()
+        traces = [t for t in ink.iter() if t.tag.endswith("trace")]
+        samples = sum(len(t.text.strip().split(",")) for t in traces if t.text)
+        check(samples == meta.get("samples") and samples > 30,
+              f"the InkML has every sample ({samples}, the JSON says {meta.get('samples')})", outbox)
+        png = Image.open(os.path.join(outbox, f"{ident}.png"))
+        check(png.mode == "RGBA" and png.getpixel((0, 0))[3] == 0 and png.width < W * 0.7,
+              f"the PNG is transparent and cropped to the ink ({png.width}x{png.height})", outbox)
+        check(meta.get("device", "").startswith("Wacom"), f"the JSON names the pen ({meta.get('device')})", outbox)
+    code, body, p = api(work, "timedout")
+    check(body.get("state") == "timed-out", f"a request nobody finishes times out ({body.get('state')}, {body.get('reason')})", p)
+    im, p = shot("signature-timedout")
+    if im:
+        check(not any(along(im, 0.45, 0.32, 0.58)), "and its ink is cleared", p)
+    code, body, p = api(work, "cancelled")
+    check(code == 200 and body.get("state") == "cancelled", f"DELETE cancels a request ({code}, {body.get('state')})", p)
+    code, body, p = api(work, "badrequest")
+    check(code == 400 and "timeout" in json.dumps(body), f"a bad request gets 400 naming the field ({code}, {body})", p)
+
+    # --- classroom tablet: tools, pages, kill -9, save ---------------------------------------
+    def yellow(im, y):
+        x, yy = px(0.5, y)
+        r, g, b = im.getpixel((x, yy))
+        return r > 200 and g > 190 and b < 150
+
+    im, p = shot("classroom-page1")
+    if im:
+        check(ink_count(im, (0, 0, W, 50)) > 300, "the classroom toolbar is on screen", p)
+        check(all(along(im, 0.5, 0.22, 0.78)) and yellow(im, 0.6), "page 1: a pen stroke, and a highlighter stroke chosen by finger", p)
+    im, p = shot("classroom-page2")
+    if im:
+        check(not any(along(im, 0.5, 0.22, 0.78)) and all(along(im, 0.7, 0.22, 0.78)), "New page: a blank page that takes ink", p)
+    im, p = shot("classroom-restored")
+    if im:
+        check(all(along(im, 0.7, 0.22, 0.78)) and not any(along(im, 0.5, 0.22, 0.78)),
+              "after kill -9 and a restart, page 2 is back, on screen as before", p)
+    im, p = shot("classroom-restored-page1")
+    if im:
+        check(all(along(im, 0.5, 0.22, 0.78)) and yellow(im, 0.6) and not any(along(im, 0.7, 0.22, 0.78)),
+              "and page 1 is back too, with both its strokes", p)
+    saved = sorted(glob.glob(os.path.join(work, "class", "saved", "notebook-*")))
+    pngs = [s for s in saved if s.endswith(".png")]
+    pdfs = [s for s in saved if s.endswith(".pdf")]
+    check(len(pngs) == 2 and len(pdfs) == 1, f"Save writes a PNG per page and one PDF ({[os.path.basename(s) for s in saved]})",
+          os.path.join(work, "class", "saved"))
+    if pdfs:
+        info = subprocess.run(["pdfinfo", pdfs[0]], capture_output=True, text=True).stdout
+        pages = [l.split()[-1] for l in info.splitlines() if l.startswith("Pages:")]
+        check(pages == ["2"], f"the PDF has both pages ({pages})", pdfs[0])
+    im, p = shot("classroom-confirm")
+    if im:
+        check(darkness(im, 20, H // 2) > 0.2 and darkness(im, W // 2, H // 2 + 10) < 0.05,
+              "Clear asks first: a dialog over the dimmed page", p)

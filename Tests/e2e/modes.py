@@ -1,0 +1,169 @@
+"""The two products in the VM: a signature kiosk driven by a host through the local API (with
+curl, from outside the kiosk's process), and a classroom tablet with pages that survive kill -9.
+scenario.py imports this; check_modes.py checks what it left behind."""
+import json
+import os
+import subprocess
+import time
+
+from scenario import WORK, ROOT, Kiosk, say, shot, line
+
+W, H = 1280, 800
+PX_PER_MM = 4.0   # the sessions' configs set dpi = 101.6, so the layout below is exact
+API = "http://127.0.0.1:7300"
+
+
+def mm(v):
+    return round(v * PX_PER_MM)
+
+
+def label_width(text, font):
+    return len(text) * font * 0.62
+
+
+def button_width(text, target, font):
+    return max(target, round(label_width(text, font) + target * 0.6))
+
+
+def signature_buttons(button_mm, hosted):
+    """Centres of the signature screen's buttons (SignatureScreen.controls), normalised."""
+    target, gap = mm(button_mm), mm(2)
+    font = round(target * 0.36)
+    bar_y = H - (target + 2 * gap)
+    labels = (["Cancel"] if hosted else []) + ["Clear", "Accept"]
+    x, out = W, {}
+    for label in reversed(labels):
+        w = max(button_width(label, target, font), mm(32))
+        x -= gap * 2 + w
+        out[label] = ((x + w / 2) / W, (bar_y + gap + target / 2) / H)
+    return out
+
+
+def classroom_buttons(page_label="1 / 1"):
+    """Centres of the classroom toolbar's buttons (ClassroomScreen.layout), normalised."""
+    target, gap = mm(12), mm(2)
+    font = round(target * 0.36)
+    cx, cy, out = gap, gap, {}
+
+    def put(name, w):
+        nonlocal cx, cy
+        if cx + w > W - gap and cx > gap:
+            cx, cy = gap, cy + target + gap
+        out[name] = ((cx + w / 2) / W, (cy + target / 2) / H)
+        cx += w + gap
+
+    for name in ("Pen", "Calligraphy", "Highlighter", "Eraser"):
+        put(name, button_width(name, target, font))
+    cx += gap * 2
+    put("colour", target)
+    for i in range(3):
+        put(f"width{i}", target)
+    cx += gap * 2
+    for name in ("Undo", "Redo", "Clear"):
+        put(name, button_width(name, target, font))
+    cx += gap * 2
+    put("previous", target)
+    put("page", button_width(page_label, target, font))
+    put("next", target)
+    put("New page", button_width("New page", target, font))
+    cx += gap * 2
+    put("Save", button_width("Save", target, font))
+    return out
+
+
+def session_config(profile, name, extra=""):
+    """A profile with a fixed dpi (so button positions are known) and work-directory paths."""
+    text = open(os.path.join(ROOT, "config", profile)).read()
+    text = text.replace("[ui]\n", "[ui]\ndpi = 101.6\n", 1)
+    text = text.replace("/var/lib/inkkiosk", os.path.join(WORK, name))
+    text += extra
+    path = os.path.join(WORK, f"{name}.toml")
+    with open(path, "w") as f:
+        f.write(text)
+    os.makedirs(os.path.join(WORK, name), exist_ok=True)
+    return path
+
+
+def curl(name, *args):
+    """A real HTTP client against the kiosk; the response goes to WORK/api-NAME.json."""
+    out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *args],
+                         capture_output=True, text=True, timeout=60)
+    body, _, code = out.stdout.rpartition("\n")
+    try:
+        parsed = json.loads(body) if body.strip() else None
+    except ValueError:
+        parsed = None
+    code = int(code) if code.isdigit() else 0
+    with open(os.path.join(WORK, f"api-{name}.json"), "w") as f:
+        json.dump({"code": code, "body": parsed, "raw": body, "error": out.stderr}, f)
+    say(f"curl {name}: HTTP {code} {body.strip()[:300]}")
+    return code, parsed
+
+
+def signature_session(binary, pen, touch):
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
+    config = session_config("signature.toml", "sig", "")
+    # The profile ships with the API off; the host-driven kiosk turns it on with a flag.
+    kiosk = Kiosk(binary, "session5", "--config", config, "--api", "127.0.0.1:7300")
+    buttons = signature_buttons(14, hosted=True)
+    shot("signature-idle")
+    code, status = curl("start", "-X", "POST", f"{API}/signatures", "-H", "Content-Type: application/json",
+                        "-d", '{"prompt": "Sign for parcel 4711", "timeout": 120}')
+    ident = (status or {}).get("id", "none")
+    with open(os.path.join(WORK, "api-id.txt"), "w") as f:
+        f.write(ident)
+    curl("busy", "-X", "POST", f"{API}/signatures", "-d", "{}")
+    time.sleep(0.5)
+    shot("signature-request")
+    # Accept before signing is refused.
+    touch.tap(*buttons["Accept"])
+    shot("signature-refused")
+    # The customer signs with the pen, and presses Accept with a finger.
+    pen.stroke([(0.25 + 0.5 * i / 60, 0.55 - 0.12 * abs(((i % 20) - 10) / 10)) for i in range(61)], pressure=0.6)
+    pen.out()
+    shot("signature-signed")
+    touch.tap(*buttons["Accept"])
+    curl("accepted", f"{API}/signatures/{ident}?wait=20")
+    shot("signature-accepted")
+    # A request nobody signs times out and is cleared.
+    code, status = curl("start2", "-X", "POST", f"{API}/signatures", "-d", '{"timeout": 3}')
+    time.sleep(0.5)
+    pen.stroke(line(0.45, 0.3, 0.6, 30), pressure=0.6)
+    pen.out()
+    curl("timedout", f"{API}/signatures/{(status or {}).get('id', 'none')}?wait=20")
+    shot("signature-timedout")
+    # The host cancels a request.
+    code, status = curl("start3", "-X", "POST", f"{API}/signatures", "-d", "{}")
+    curl("cancelled", "-X", "DELETE", f"{API}/signatures/{(status or {}).get('id', 'none')}")
+    curl("badrequest", "-X", "POST", f"{API}/signatures", "-d", '{"timeout": -5}')
+    kiosk.stop()
+
+
+def classroom_session(binary, pen, touch):
+    config = session_config("classroom.toml", "class")
+    kiosk = Kiosk(binary, "session6", "--config", config)
+    b = classroom_buttons()
+    pen.stroke(line(0.5, 0.2, 0.8, 40), pressure=0.6)
+    pen.out()
+    touch.tap(*b["Highlighter"])
+    pen.stroke(line(0.6, 0.2, 0.8, 40), pressure=0.6)
+    pen.out()
+    touch.tap(*b["Pen"])
+    shot("classroom-page1")
+    touch.tap(*b["New page"])
+    pen.stroke(line(0.7, 0.2, 0.8, 40), pressure=0.6)
+    pen.out()
+    shot("classroom-page2")
+    kiosk.proc.kill()   # kill -9: no clean-up; the journal has every finished stroke
+    kiosk.proc.wait(timeout=10)
+    say("session6: killed; restarting on the same journal")
+    kiosk = Kiosk(binary, "session6-restart", "--config", config)
+    shot("classroom-restored")
+    b = classroom_buttons("2 / 2")
+    touch.tap(*b["previous"])
+    shot("classroom-restored-page1")
+    touch.tap(*b["Save"])
+    time.sleep(1.0)
+    touch.tap(*b["Clear"])
+    shot("classroom-confirm")
+    kiosk.stop()
