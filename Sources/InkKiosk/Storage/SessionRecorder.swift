@@ -18,7 +18,12 @@ public final class SessionRecorder {
         if !devices.contains(where: { $0.id == device.id }) { devices.append(device) }
     }
 
-    public func record(_ e: InkEvent) {
+    public func record(_ event: InkEvent) {
+        // Each device's kernel timestamps rise, but libinput may hand over two devices' events
+        // a fraction of a millisecond out of order; the recording keeps the order the kiosk
+        // processed them in, and time never goes backwards in an .inklog.
+        var e = event
+        if let last = events.last, e.time < last.time { e.time = last.time }
         events.append(e)
         switch e.kind {
         case let .proximity(isIn, tool, _, axes):
