@@ -23,6 +23,10 @@ public struct KioskOptions: Sendable {
     public var journalPath: String? = nil
     public var statsPath: String? = nil
     public var configure: @Sendable (inout InteractionSettings) -> Void = { _ in }
+    /// Take every input device exclusively and turn SysRq off: no key leaves the kiosk (Lockdown).
+    public var lockdown = true
+    /// The key combination that stops the kiosk (for technicians); nil: none.
+    public var serviceKeys: ServiceKeys? = nil
     public init() {}
 }
 
@@ -44,6 +48,7 @@ public final class Kiosk {
     private var oldestUnrendered: Double?
     private var running = true
     private var active = true
+    private var serviceKeys: ServiceKeyWatcher?
     /// Where status lines go (stderr); the screen shows ink only.
     private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
 
@@ -61,7 +66,7 @@ public final class Kiosk {
         options.configure(&settings)
         settings.screen = display.size
         let deviceSettings = settings, everyDevice = options.calibration
-        seat = try LibinputSeat(seat: options.seat) { name in
+        seat = try LibinputSeat(seat: options.seat, exclusive: options.lockdown) { name in
             deviceSettings.device(named: name)?.calibration ?? everyDevice
         }
         connectors = try? ConnectorMonitor()
@@ -84,6 +89,8 @@ public final class Kiosk {
         if let journal { log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes") }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz, seat \(options.seat)")
+        Lockdown.engage(options, seat: seat, log: log)
+        serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
     }
 
     /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
@@ -126,6 +133,11 @@ public final class Kiosk {
                 recorder?.record(event)
                 pipeline.handle(event)
                 if oldestUnrendered == nil { oldestUnrendered = event.time }
+            case .key(let code, let pressed, _):   // keys are not ink: not recorded
+                if serviceKeys?.key(code, pressed: pressed) == true {
+                    log("service keys held: stopping")
+                    running = false
+                }
             }
         }
         saveEdits()

@@ -40,9 +40,18 @@ struct KioskArguments: ParsableArguments {
     @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
     var noPrediction = false
 
+    @Flag(name: .customLong("no-lockdown"), help: "Do not take the input devices exclusively or turn SysRq off: keys reach the kernel's console handlers (SysRq, Ctrl-Alt-Del). Default: locked down.")
+    var noLockdown = false
+
+    @Option(name: .customLong("service-keys"), help: "Key combination that stops the kiosk, for technicians, e.g. \"ctrl+alt+shift+s\"; \"\" for none (default: none).")
+    var serviceKeys: String?
+
     func validate() throws {
         if let calibration, parsedCalibration == nil {
             throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\" (got \"\(calibration)\")")
+        }
+        if let serviceKeys, !serviceKeys.isEmpty {
+            do { _ = try ServiceKeys(parsing: serviceKeys) } catch { throw ValidationError("--service-keys: \(error)") }
         }
     }
 
@@ -72,6 +81,8 @@ struct KioskArguments: ParsableArguments {
         o.journalPath = journal ?? file.journal
         let patch = ink.patch(over: file.ink)
         o.configure = { patch.apply(to: &$0) }
+        o.lockdown = !noLockdown && file.lockdown.enabled != false
+        o.serviceKeys = try serviceKeys.map { $0.isEmpty ? nil : try ServiceKeys(parsing: $0) } ?? file.lockdown.serviceKeys
         return o
     }
 }

@@ -16,6 +16,7 @@ public struct KioskConfig: Sendable {
     public var prediction: Bool?
     /// What the file says about how input becomes ink; applied over the defaults.
     public var ink = InkSettingsPatch()
+    public var lockdown = LockdownConfig()
 
     public init() {}
 
@@ -34,7 +35,7 @@ public struct KioskConfig: Sendable {
         }
         var r = ConfigReader(file: file, text: text)
         var c = KioskConfig()
-        r.only(["display", "input", "device", "tools", "buttons", "hover", "prediction", "storage"], in: root, at: "")
+        r.only(["display", "input", "device", "tools", "buttons", "hover", "prediction", "storage", "lockdown"], in: root, at: "")
 
         if let t = r.table("display", in: root, at: "") {
             r.only(["card", "connector", "mode", "rotation", "allow_vt_switch"], in: t, at: "display")
@@ -116,6 +117,7 @@ public struct KioskConfig: Sendable {
             r.only(["journal"], in: t, at: "storage")
             c.journal = r.string("journal", in: t, at: "storage").flatMap { $0.isEmpty ? nil : $0 }
         }
+        if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
         guard r.problems.isEmpty else { throw ConfigError(problems: r.problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
         return c
     }
