@@ -15,8 +15,8 @@ public enum SeatEvent: Sendable, Equatable {
 /// libinput on a udev seat: opens the devices itself (root or the `input` group), reports
 /// hotplug, and translates tablet-tool, touch and tablet-pad events into `InkEvent`s with the
 /// `.inklog` semantics, so a live session and its recording are the same thing.
-/// `exclusive` takes every device it opens with EVIOCGRAB: the kernel's own handlers (the VT's
-/// keyboard with Ctrl-Alt-Fn and Ctrl-Alt-Del, SysRq) then never see its events.
+/// `exclusive` takes every device it opens with EVIOCGRAB: the kernel's own input handlers (the
+/// VT keyboard with Ctrl-Alt-Fn and Ctrl-Alt-Del, SysRq) then never see its events.
 public final class LibinputSeat {
     private let udev: OpaquePointer
     private let li: OpaquePointer

@@ -2,11 +2,12 @@ import Foundation
 import Glibc
 import InkInput
 
-/// Kiosk lockdown: no key may leave the kiosk or reach a console. The seat takes every input
-/// device exclusively (EVIOCGRAB, `LibinputSeat(exclusive:)`), so the kernel's VT keyboard
-/// (Ctrl-Alt-Fn, Ctrl-Alt-Del, which the VT's K_OFF mode does not stop) and SysRq never see a
-/// key; and SysRq is turned off for the moments no kiosk holds the keyboards (before it starts,
-/// between restarts). Only the configured service keys stop the kiosk.
+/// Kiosk lockdown: no key may leave the kiosk or reach a console. The console's K_OFF keyboard
+/// mode keeps the VT from acting on keys (Ctrl-Alt-Fn, Ctrl-Alt-Del, Ctrl-C), but SysRq is an
+/// input handler of its own, and without a VT (or with its keyboard turned back on) nothing
+/// stops the rest. So the seat takes every input device exclusively (EVIOCGRAB,
+/// `LibinputSeat(exclusive:)`): no kernel handler sees a key. SysRq is also turned off, for the
+/// moments no kiosk holds the keyboards (boot, restarts). Only the service keys stop the kiosk.
 enum Lockdown {
     static let sysrqPath = "/proc/sys/kernel/sysrq"
 
@@ -14,7 +15,7 @@ enum Lockdown {
     static func engage(_ options: KioskOptions, seat: LibinputSeat, log: (String) -> Void) {
         let service = options.serviceKeys.map { "service keys \($0) stop the kiosk" } ?? "no service keys"
         guard options.lockdown else {
-            log("lockdown off: keys reach the kernel (SysRq, Ctrl-Alt-Del); \(service)")
+            log("lockdown off: keys reach the kernel's handlers (SysRq always, the VT's when its keyboard is on); \(service)")
             return
         }
         turnOffSysRq(log: log)

@@ -40,7 +40,7 @@ struct KioskArguments: ParsableArguments {
     @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
     var noPrediction = false
 
-    @Flag(name: .customLong("no-lockdown"), help: "Do not take the input devices exclusively or turn SysRq off: keys reach the kernel's console handlers (SysRq, Ctrl-Alt-Del). Default: locked down.")
+    @Flag(name: .customLong("no-lockdown"), help: "Do not take the input devices exclusively or turn SysRq off: keys reach the kernel's own handlers (SysRq; the VT's when its keyboard is on). Default: locked down.")
     var noLockdown = false
 
     @Option(name: .customLong("service-keys"), help: "Key combination that stops the kiosk, for technicians, e.g. \"ctrl+alt+shift+s\"; \"\" for none (default: none).")

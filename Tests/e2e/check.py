@@ -191,6 +191,10 @@ def main():
         mode = open(path).read().strip() if os.path.exists(path) else "missing"
         check(mode == "0", f"{session}: after SIGTERM the console is back in text mode (KDGETMODE {mode})", path)
 
+    # --- kiosk lockdown (lockdown.py, check_lockdown.py) ---------------------------------------
+    from check_lockdown import lockdown_checks
+    lockdown_checks(WORK, check, shot, along, darkness)
+
     # --- latency ------------------------------------------------------------------------------
     for session in ("session1", "session2"):
         path = os.path.join(WORK, f"{session}-latency.json")

@@ -304,6 +304,8 @@ def main():
         session_two(binary, pen, touch)
         session_three(binary)
         session_four(binary, pen)
+        from lockdown import session_lockdown   # Tests/e2e/lockdown.py
+        session_lockdown(binary, pen)
     finally:
         for d in (pen, touch, pad):
             d.destroy()
