@@ -19,23 +19,24 @@ enum Lockdown {
             return
         }
         turnOffSysRq(log: log)
-        log("lockdown: \(seat.exclusiveNodes.count) event nodes held exclusively; \(service)")
+        let held = seat.exclusiveNodes.count
+        log("lockdown: \(held) event node\(held == 1 ? "" : "s") held exclusively; \(service)")
         for message in seat.messages where message.hasPrefix("cannot take") { log("warning: \(message)") }
     }
 
     /// Writes 0 to kernel.sysrq if this process may (root without ProtectKernelTunables=);
     /// otherwise says so and carries on: deploy/sysctl.d/50-inkkiosk.conf does it at boot.
     static func turnOffSysRq(path: String = sysrqPath, log: (String) -> Void) {
-        let before = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmed(" \n") ?? "?"
+        let before = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmed(" \n")
         guard before != "0" else { return }
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         let written = fd >= 0 && write(fd, "0\n", 2) == 2
         let reason = String(cString: strerror(errno))
         if fd >= 0 { close(fd) }
         if written {
-            log("lockdown: SysRq turned off (kernel.sysrq was \(before))")
+            log("lockdown: SysRq turned off (kernel.sysrq was \(before ?? "unknown"))")
         } else {
-            log("lockdown: cannot turn SysRq off (\(path): \(reason)); kernel.sysrq stays \(before) (deploy/sysctl.d/50-inkkiosk.conf sets it at boot)")
+            log("lockdown: cannot turn SysRq off here (\(path): \(reason)); deploy/sysctl.d/50-inkkiosk.conf turns it off at boot")
         }
     }
 }

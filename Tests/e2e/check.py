@@ -195,6 +195,10 @@ def main():
     from check_lockdown import lockdown_checks
     lockdown_checks(WORK, check, shot, along, darkness)
 
+    # --- the boot-to-kiosk appliance (scripts/appliance/e2e-boot.sh, check_appliance.py) -------
+    from check_appliance import appliance_checks
+    appliance_checks(WORK, check)
+
     # --- latency ------------------------------------------------------------------------------
     for session in ("session1", "session2"):
         path = os.path.join(WORK, f"{session}-latency.json")

@@ -25,7 +25,7 @@ def lockdown_checks(work, check, shot, along, darkness):
 
     # Locked down.
     log = found.get("log", "")
-    held = re.search(r"lockdown: (\d+) event nodes held exclusively", log)
+    held = re.search(r"lockdown: (\d+) event nodes? held exclusively", log)
     check(held is not None and int(held.group(1)) >= 4 and "cannot take" not in log,
           f"lockdown: the kiosk holds every event node exclusively ({held.group(1) if held else 'no'} nodes, keyboards included)", path)
     before, after = found.get("sysrq_before"), found.get("sysrq_after_start")
