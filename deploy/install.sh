@@ -15,7 +15,9 @@
 #      from outside the system library directories next to it (its RUNPATH has $ORIGIN), so a
 #      board needs no Swift toolchain; /usr/local/bin/inkkiosk is a symlink to it
 #   2. config/inkkiosk.toml -> /etc/inkkiosk/inkkiosk.toml, only if there is none yet
-#   3. deploy/udev/*.rules -> /etc/udev/rules.d/ (and udev reloads them)
+#   3. deploy/udev/*.rules -> /etc/udev/rules.d/ (and udev reloads them);
+#      deploy/sysctl.d/50-inkkiosk.conf -> /etc/sysctl.d/ (kernel.sysrq = 0; applied now on a
+#      live system, at every boot by systemd-sysctl)
 #   4. the system user `inkkiosk` in the groups input, video, tty
 #      (deploy/sysusers.d/inkkiosk.conf -> /usr/local/lib/sysusers.d/, applied with systemd-sysusers)
 #   5. deploy/systemd/inkkiosk.service -> /etc/systemd/system/, enabled (multi-user.target);
@@ -62,7 +64,7 @@ run() {  # prints the command, runs it unless --dry-run
 }
 
 [[ -x $BIN ]] || die "$BIN is not an executable (build it: swift build -c release)"
-for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf"; do
+for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf"; do
     [[ -f $f ]] || die "$f is missing"
 done
 if ((!DRY)) && [[ $(id -u) -ne 0 ]]; then
@@ -110,6 +112,12 @@ done
 if ((LIVE)) && udevadm control --ping >/dev/null 2>&1; then
     run udevadm control --reload
     run udevadm trigger --subsystem-match=input --action=change
+fi
+
+# SysRq off (the kiosk holds its keyboards exclusively while it runs; this covers boot and restarts)
+run install -D -m 0644 "$HERE/sysctl.d/50-inkkiosk.conf" "$R/etc/sysctl.d/50-inkkiosk.conf"
+if ((LIVE)) && command -v sysctl >/dev/null; then
+    run sysctl -q -p "/etc/sysctl.d/50-inkkiosk.conf" || say "warning: could not apply kernel.sysrq = 0 now; it applies at the next boot"
 fi
 
 # 4. the user

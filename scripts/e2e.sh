@@ -2,6 +2,7 @@
 # The proof on a real kernel: boots Debian's kernel in QEMU (bochs DRM, uinput devices copied
 # from real hardware), runs `inkkiosk record` on /dev/dri/card0 while scripted pen and finger
 # sessions play, takes the screen with QMP screendump, and checks those pixels on the host.
+# Then boots the appliance image (scripts/appliance/e2e-boot.sh; E2E_APPLIANCE=0 skips it).
 # Usage: scripts/e2e.sh [BINARY]   (default: .build/release/inkkiosk)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,8 @@ if (( status != 0 )); then
     tail -40 "$WORK/console.log" >&2 || true
 fi
 echo "e2e: screenshots in $WORK/shots/"
+# The boot-to-kiosk appliance (make appliance): built if stale, booted once; judged by check.py.
+scripts/appliance/e2e-boot.sh "$BIN" "$WORK/appliance" || true
 if [[ -n ${E2E_OUT:-} ]]; then
     mkdir -p "$E2E_OUT" && cp "$WORK"/shots/*.png "$E2E_OUT"/ 2>/dev/null || true
     echo "e2e: screenshots copied to $E2E_OUT/"

@@ -22,3 +22,9 @@ static inline void ik_libinput_install_log(struct libinput *li) {
     libinput_log_set_handler(li, ik_libinput_log);
     libinput_log_set_priority(li, LIBINPUT_LOG_PRIORITY_INFO);
 }
+
+/* EVIOCGRAB: only the grabbing fd gets the device's events; the kernel's own input handlers
+ * (the VT keyboard, SysRq) no longer see them. ioctl() is variadic, which Swift cannot call. */
+#include <linux/input.h>
+#include <sys/ioctl.h>
+static inline int ik_evdev_grab(int fd, int grab) { return ioctl(fd, EVIOCGRAB, grab); }

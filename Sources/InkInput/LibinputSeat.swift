@@ -2,16 +2,21 @@ import CLibInput
 import Glibc
 import InkCore
 
-/// What the seat reports: a device came or went, or an input event.
+/// What the seat reports: a device came or went, an input event, or a key.
 public enum SeatEvent: Sendable, Equatable {
     case added(DeviceInfo)
     case removed(device: Int)
     case input(InkEvent)
+    /// A keyboard key (evdev code, linux/input-event-codes.h), seat-wide: pressed when the first
+    /// keyboard presses it, released when the last lets go. Keys are not ink: never recorded.
+    case key(code: UInt32, pressed: Bool, time: Double)
 }
 
 /// libinput on a udev seat: opens the devices itself (root or the `input` group), reports
 /// hotplug, and translates tablet-tool, touch and tablet-pad events into `InkEvent`s with the
 /// `.inklog` semantics, so a live session and its recording are the same thing.
+/// `exclusive` takes every device it opens with EVIOCGRAB: the kernel's own input handlers (the
+/// VT keyboard with Ctrl-Alt-Fn and Ctrl-Alt-Del, SysRq) then never see its events.
 public final class LibinputSeat {
     private let udev: OpaquePointer
     private let li: OpaquePointer
@@ -20,15 +25,22 @@ public final class LibinputSeat {
     private var handles: [Int: OpaquePointer] = [:]
     private var nextID = 1
     private let translator = EventTranslator()
-    /// libinput's own messages, e.g. why it ignored a device.
+    /// libinput's own messages, e.g. why it ignored a device; and devices that could not be grabbed.
     public private(set) var messages: [String] = []
+    private let exclusive: Bool
+    /// The device nodes held with EVIOCGRAB, by file descriptor.
+    private var grabbed: [Int32: String] = [:]
+    /// The device nodes this seat holds exclusively (keyboards included).
+    public var exclusiveNodes: [String] { grabbed.values.sorted() }
 
     /// The calibration matrix (a b c d e f, as libinput and udev's LIBINPUT_CALIBRATION_MATRIX
     /// take it) for a device, by name; applied to direct devices that accept one.
     private let calibration: @Sendable (String) -> [Float]?
 
-    public init(seat: String = "seat0", calibration: @escaping @Sendable (String) -> [Float]? = { _ in nil }) throws {
+    public init(seat: String = "seat0", exclusive: Bool = false,
+                calibration: @escaping @Sendable (String) -> [Float]? = { _ in nil }) throws {
         self.calibration = calibration
+        self.exclusive = exclusive
         guard let udev = udev_new() else { throw InputError("cannot create a udev context") }
         sink = .allocate(capacity: 1)
         sink.initialize(to: ik_log_sink(fn: nil, ctx: nil))
@@ -51,6 +63,7 @@ public final class LibinputSeat {
 
     deinit {
         for handle in handles.values { libinput_device_unref(handle) }
+        sink.pointee.ctx = nil   // libinput closes its devices below: no callbacks into a seat being freed
         libinput_unref(li)
         udev_unref(udev)
         sink.deallocate()
@@ -81,12 +94,24 @@ public final class LibinputSeat {
                     if let h = handles.removeValue(forKey: key) { libinput_device_unref(h) }
                     out.append(.removed(device: id))
                 }
+            case LIBINPUT_EVENT_KEYBOARD_KEY:
+                if let k = keyEvent(event) { out.append(k) }
             default:
                 guard let id = ids[key], let e = translator.translate(event, device: id) else { continue }
                 out.append(.input(e))
             }
         }
         return out
+    }
+
+    /// Only a key's first press and last release on the seat count: a key held on two
+    /// keyboards is one key held.
+    private func keyEvent(_ event: OpaquePointer) -> SeatEvent? {
+        guard let k = libinput_event_get_keyboard_event(event) else { return nil }
+        let pressed = libinput_event_keyboard_get_key_state(k) == LIBINPUT_KEY_STATE_PRESSED
+        guard libinput_event_keyboard_get_seat_key_count(k) == (pressed ? 1 : 0) else { return nil }
+        return .key(code: libinput_event_keyboard_get_key(k), pressed: pressed,
+                    time: Double(libinput_event_keyboard_get_time_usec(k)) / 1e6)
     }
 
     private func add(_ device: OpaquePointer, key: Int) -> DeviceInfo? {
@@ -121,14 +146,36 @@ public final class LibinputSeat {
                           widthMM: w, heightMM: h, direct: direct)
     }
 
+    /// Takes a node libinput just opened exclusively, in lockdown. A grab that fails (another
+    /// program holds the device) is reported, not fatal: that program gets the keys, not the console.
+    private func opened(_ fd: Int32, path: String) {
+        guard exclusive else { return }
+        if ik_evdev_grab(fd, 1) == 0 {
+            grabbed[fd] = path
+        } else {
+            messages.append("cannot take \(path) exclusively (EVIOCGRAB: \(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// The seat behind libinput's user data (the log sink, whose context is the seat).
+    private static func seat(_ userData: UnsafeMutableRawPointer?) -> LibinputSeat? {
+        guard let ctx = userData?.assumingMemoryBound(to: ik_log_sink.self).pointee.ctx else { return nil }
+        return Unmanaged<LibinputSeat>.fromOpaque(ctx).takeUnretainedValue()
+    }
+
     /// libinput opens device nodes through us; an error is returned as -errno.
     nonisolated(unsafe) private static var interface = libinput_interface(
-        open_restricted: { path, flags, _ in
+        open_restricted: { path, flags, data in
             guard let path else { return -EINVAL }
             let fd = open(path, flags | O_CLOEXEC)
-            return fd < 0 ? -errno : fd
+            guard fd >= 0 else { return -errno }
+            seat(data)?.opened(fd, path: String(cString: path))
+            return fd
         },
-        close_restricted: { fd, _ in _ = close(fd) })
+        close_restricted: { fd, data in
+            seat(data)?.grabbed[fd] = nil   // closing the fd ends the grab
+            _ = close(fd)
+        })
 }
 
 extension String {

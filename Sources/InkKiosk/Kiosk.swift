@@ -25,6 +25,10 @@ public struct KioskOptions: Sendable {
     /// The mode's screen: signature, classroom, or ink only.
     public var screen = ScreenSettings()
     public var configure: @Sendable (inout InteractionSettings) -> Void = { _ in }
+    /// Take every input device exclusively and turn SysRq off: no key leaves the kiosk (Lockdown).
+    public var lockdown = true
+    /// The key combination that stops the kiosk (for technicians); nil: none.
+    public var serviceKeys: ServiceKeys? = nil
     public init() {}
 }
 
@@ -52,6 +56,7 @@ public final class Kiosk {
     private var oldestUnrendered: Double?
     private var running = true
     private var active = true
+    private var serviceKeys: ServiceKeyWatcher?
     /// Where status lines go (stderr); the screen shows ink only.
     private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
 
@@ -69,7 +74,7 @@ public final class Kiosk {
         options.configure(&settings)
         settings.screen = display.size
         let deviceSettings = settings, everyDevice = options.calibration
-        seat = try LibinputSeat(seat: options.seat) { name in
+        seat = try LibinputSeat(seat: options.seat, exclusive: options.lockdown) { name in
             deviceSettings.device(named: name)?.calibration ?? everyDevice
         }
         connectors = try? ConnectorMonitor()
@@ -111,6 +116,8 @@ public final class Kiosk {
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         if let api { log("signature API on \(api.address)") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
+        Lockdown.engage(options, seat: seat, log: log)
+        serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
     }
 
     /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
@@ -154,6 +161,11 @@ public final class Kiosk {
                 recorder?.record(event)
                 pipeline.handle(event)
                 if oldestUnrendered == nil { oldestUnrendered = event.time }
+            case .key(let code, let pressed, _):   // keys are not ink: not recorded
+                if serviceKeys?.key(code, pressed: pressed) == true {
+                    log("service keys held: stopping")
+                    running = false
+                }
             }
         }
         saveEdits()

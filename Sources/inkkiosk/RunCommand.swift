@@ -54,9 +54,18 @@ struct KioskArguments: ParsableArguments {
     @Option(help: "Signature mode: serve the local API here (\"127.0.0.1:7300\", \"unix:/run/inkkiosk/api.sock\") and sign on request.")
     var api: String?
 
+    @Flag(name: .customLong("no-lockdown"), help: "Do not take the input devices exclusively or turn SysRq off: keys reach the kernel's own handlers (SysRq; the VT's when its keyboard is on). Default: locked down.")
+    var noLockdown = false
+
+    @Option(name: .customLong("service-keys"), help: "Key combination that stops the kiosk, for technicians, e.g. \"ctrl+alt+shift+s\"; \"\" for none (default: none).")
+    var serviceKeys: String?
+
     func validate() throws {
         if let calibration, parsedCalibration == nil {
             throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\" (got \"\(calibration)\")")
+        }
+        if let serviceKeys, !serviceKeys.isEmpty {
+            do { _ = try ServiceKeys(parsing: serviceKeys) } catch { throw ValidationError("--service-keys: \(error)") }
         }
     }
 
@@ -91,6 +100,8 @@ struct KioskArguments: ParsableArguments {
         if let api { o.screen.api = api }
         let patch = ink.patch(over: file.ink)
         o.configure = { patch.apply(to: &$0) }
+        o.lockdown = !noLockdown && file.lockdown.enabled != false
+        o.serviceKeys = try serviceKeys.map { $0.isEmpty ? nil : try ServiceKeys(parsing: $0) } ?? file.lockdown.serviceKeys
         return o
     }
 }

@@ -14,6 +14,7 @@ import InkRender
         let builtIn = InteractionSettings(screen: screenSize)
         #expect(fromFile == builtIn)
         #expect(c.seat == "seat0" && c.prediction == true && c.journal == nil && c.allowVTSwitch == false)
+        #expect(c.lockdown.enabled == true && c.lockdown.serviceKeys == nil)
         #expect(c.screen == ScreenSettings(), "mode, [ui], [signature], [classroom], [api]")
         #expect(Palette.standard.count == 8)
     }
@@ -71,6 +72,50 @@ import InkRender
             #expect(text.contains("bad.toml:5: ui.text.promt: unknown key"), "\(text)")
             #expect(text.contains("bad.toml:7: signature.outbox: must be an absolute path"), "\(text)")
             #expect(text.contains("bad.toml:9: classroom.palette"), "\(text)")
+        }
+    }
+
+
+    @Test func lockdownKeys() throws {
+        let c = try KioskConfig.parse("""
+            [lockdown]
+            enabled = false
+            service_keys = "ctrl+alt+shift+s"
+            """, file: "t.toml")
+        #expect(c.lockdown.enabled == false)
+        #expect(c.lockdown.serviceKeys == (try ServiceKeys(parsing: "ctrl+alt+shift+s")))
+        #expect(KioskConfig().lockdown.enabled == nil && KioskConfig().lockdown.serviceKeys == nil)
+        let none = try KioskConfig.parse("[lockdown]\nservice_keys = \"\"\n", file: "t.toml")
+        #expect(none.lockdown.serviceKeys == nil)
+    }
+
+    @Test func badLockdownKeysAreNamedWithTheirLine() {
+        let text = """
+            [display]
+            rotation = 90
+
+            [lockdown]
+            enabled = "yes"
+            service_keys = "ctrl+alt+foo"
+            exit_keys = "ctrl+q"
+            """
+        do {
+            _ = try KioskConfig.parse(text, file: "kiosk.toml")
+            Issue.record("a broken [lockdown] was accepted")
+        } catch let e as ConfigError {
+            let lines = e.description.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3)
+            #expect(lines.first == "kiosk.toml:5: lockdown.enabled: must be true or false, not a string")
+            #expect(lines.dropFirst().first?.hasPrefix("kiosk.toml:6: lockdown.service_keys: \"foo\" is not a key name") == true)
+            #expect(lines.last == "kiosk.toml:7: lockdown.exit_keys: unknown key (known here: enabled, service_keys)")
+        } catch { Issue.record("\(error)") }
+        for (combo, message) in [("s", "must combine at least one modifier"), ("ctrl++s", "empty key"), ("ctrl+s+s", "given twice")] {
+            do {
+                _ = try KioskConfig.parse("[lockdown]\nservice_keys = \"\(combo)\"\n", file: "k.toml")
+                Issue.record("\(combo) accepted")
+            } catch let e as ConfigError {
+                #expect(e.description.hasPrefix("k.toml:2: lockdown.service_keys: ") && e.description.contains(message), "\(e)")
+            } catch { Issue.record("\(error)") }
         }
     }
 
@@ -139,7 +184,7 @@ import InkRender
                 "kiosk.toml:13: device[0].match: is required: part of the device's name, as `inkkiosk devices` shows it",
                 "kiosk.toml:17: buttons.stylus: \"double-tap\" is not one of \"switch-previous\", \"switch-eraser\", \"show-palette\", \"toggle-debug\", \"ignore\"",
                 "kiosk.toml:18: buttons.click_max_ms: must be between 50 and 2000 (got 5)",
-                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api)",
+                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown)",
             ]
             #expect(lines == expected)
         }

@@ -196,6 +196,13 @@ def main():
 
     # --- the two products: signature kiosk and classroom tablet ------------------------------
     check_modes(WORK, shot, check, px, along, ink_count, darkness, W, H)
+    # --- kiosk lockdown (lockdown.py, check_lockdown.py) ---------------------------------------
+    from check_lockdown import lockdown_checks
+    lockdown_checks(WORK, check, shot, along, darkness)
+
+    # --- the boot-to-kiosk appliance (scripts/appliance/e2e-boot.sh, check_appliance.py) -------
+    from check_appliance import appliance_checks
+    appliance_checks(WORK, check)
 
     # --- latency ------------------------------------------------------------------------------
     for session in ("session1", "session2"):

@@ -307,6 +307,8 @@ def main():
         import modes
         modes.signature_session(binary, pen, touch)
         modes.classroom_session(binary, pen, touch)
+        from lockdown import session_lockdown   # Tests/e2e/lockdown.py
+        session_lockdown(binary, pen)
     finally:
         for d in (pen, touch, pad):
             d.destroy()

@@ -18,6 +18,7 @@ public struct KioskConfig: Sendable {
     public var ink = InkSettingsPatch()
     /// The mode and its screen: `mode`, `[ui]`, `[signature]`, `[classroom]`, `[api]`.
     public var screen = ScreenSettings()
+    public var lockdown = LockdownConfig()
 
     public init() {}
 
@@ -37,7 +38,7 @@ public struct KioskConfig: Sendable {
         var r = ConfigReader(file: file, text: text)
         var c = KioskConfig()
         r.only(["mode", "display", "input", "device", "tools", "buttons", "hover", "prediction", "storage",
-                "ui", "signature", "classroom", "api"], in: root, at: "")
+                "ui", "signature", "classroom", "api", "lockdown"], in: root, at: "")
         if let mode = r.choice("mode", in: root, at: "", KioskMode.allCases) { c.screen.mode = mode }
         readScreen(&r, root, into: &c.screen)
 
@@ -121,6 +122,7 @@ public struct KioskConfig: Sendable {
             r.only(["journal"], in: t, at: "storage")
             c.journal = r.string("journal", in: t, at: "storage").flatMap { $0.isEmpty ? nil : $0 }
         }
+        if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
         guard r.problems.isEmpty else { throw ConfigError(problems: r.problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
         return c
     }

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Judges the appliance boot (scripts/appliance/e2e-boot.sh → WORK/appliance/) on the host:
+check.py calls `appliance_checks`; prints the boot figures.
+
+    check_appliance.py WORK_DIR INKKIOSK_BINARY    only these checks
+"""
+import json
+import os
+import re
+
+
+def appliance_checks(work, check):
+    result = os.path.join(work, "appliance")
+    if os.path.exists(os.path.join(result, "skipped")):
+        print("     appliance: boot test skipped (E2E_APPLIANCE=0)")
+        return
+    steps_path = os.path.join(result, "steps.json")
+    steps = json.load(open(steps_path)) if os.path.exists(steps_path) else {}
+    check(steps.get("built") is True, "appliance: the boot-to-kiosk image is built (make appliance)", steps_path)
+    path = os.path.join(result, "figures.json")
+    fig = json.load(open(path)) if os.path.exists(path) else {}
+    check(bool(fig), "appliance: boot-test.py booted it and wrote its figures", path)
+    if not fig:
+        return
+
+    first = fig.get("qemu_to_first_frame_s")
+    check(first is not None, f"appliance: the kiosk's first frame is on screen within 60 s ({first} s after QEMU start)",
+          os.path.join(result, "first-frame.png"))
+    final = fig.get("final") or {}
+    check(final.get("non_white_pixels") == 0,
+          f"appliance: 1 s later every pixel is white, no console text or cursor ({final.get('non_white_pixels')} other pixels)",
+          os.path.join(result, "final.png"))
+    marker = fig.get("marker") or {}
+    check(marker.get("pid1") == "inkkiosk", f"appliance: PID 1 is inkkiosk, no shell left (PID 1: {marker.get('pid1')})", path)
+    ink = ((fig.get("pen") or {}).get("ink") or {}).get("non_white_pixels")
+    log_path = os.path.join(result, "console.log")
+    log = open(log_path, errors="replace").read() if os.path.exists(log_path) else ""
+    pen = re.search(r"inkkiosk: input device \d+: .*Pen \(tablet\)", log)
+    check(pen is not None and (ink or 0) >= 300,
+          f"appliance: a test pen is taken as a tablet and its stroke draws ({ink} non-white pixels)", os.path.join(result, "ink.png"))
+    locked = re.search(r"lockdown: (\d+) event nodes? held exclusively", log)
+    sysrq = re.search(r"lockdown: SysRq turned off \(kernel.sysrq was (\d+)\)", log)
+    check(locked is not None and sysrq is not None,
+          f"appliance: the kiosk is locked down ({locked.group(1) if locked else 'no'} event nodes held exclusively; "
+          f"SysRq {'off, was ' + sysrq.group(1) if sysrq else 'not turned off'})", log_path)
+    check(fig.get("pass") is True, "appliance: boot-test.py passes" + ("" if fig.get("pass") else f" ({'; '.join(fig.get('problems', []))})"), path)
+
+    kernel = fig.get("kernel_to_first_frame_s")
+    process = fig.get("inkkiosk_to_first_frame_s")
+    print(f"     appliance figures: kernel start → first frame {kernel} s, inkkiosk start → first frame {process} s,"
+          f" QEMU start → first frame {first} s ({fig.get('kernel')}, {fig.get('accel')}, cpu {fig.get('cpu')});"
+          f" image build {steps.get('build_s')} s, boot test {steps.get('boot_s')} s")
+
+
+if __name__ == "__main__":
+    import sys
+    import check as c   # reads WORK_DIR and INKKIOSK_BINARY from the command line
+    appliance_checks(c.WORK, c.check)
+    failed = c.results.count(False)
+    print(f"appliance: {len(c.results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
