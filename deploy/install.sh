@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs inkkiosk as the board's kiosk: tty1 shows the ink instead of a login prompt.
 #
-#   deploy/install.sh [--dry-run] [--root DIR] [--now] [BINARY]
+#   deploy/install.sh [--dry-run] [--root DIR] [--now] [--profile NAME] [BINARY]
 #
 #   BINARY      the inkkiosk executable (default: .build/release/inkkiosk of this checkout)
 #   --dry-run   print what would be done, change nothing
@@ -9,12 +9,14 @@
 #               system, e.g. from debootstrap); nothing running is touched (no daemon-reload,
 #               no udev reload, no start)
 #   --now       also start the kiosk now (stops getty@tty1; the screen switches to the ink)
+#   --profile NAME  start from config/NAME.toml instead of config/inkkiosk.toml: "signature"
+#               (a signature-capture kiosk) or "classroom" (a classroom tablet)
 #
 # What it does (every step is idempotent; run it again after a rebuild):
 #   1. BINARY -> /usr/local/lib/inkkiosk/inkkiosk, with the Swift runtime libraries it links
 #      from outside the system library directories next to it (its RUNPATH has $ORIGIN), so a
 #      board needs no Swift toolchain; /usr/local/bin/inkkiosk is a symlink to it
-#   2. config/inkkiosk.toml -> /etc/inkkiosk/inkkiosk.toml, only if there is none yet
+#   2. config/inkkiosk.toml (or the profile) -> /etc/inkkiosk/inkkiosk.toml, only if there is none yet
 #   3. deploy/udev/*.rules -> /etc/udev/rules.d/ (and udev reloads them);
 #      deploy/sysctl.d/50-inkkiosk.conf -> /etc/sysctl.d/ (kernel.sysrq = 0; applied now on a
 #      live system, at every boot by systemd-sysctl)
@@ -31,6 +33,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 DRY=0
 NOW=0
+PROFILE=inkkiosk
 R=
 BIN=
 
@@ -39,6 +42,8 @@ while (($#)); do
     case $1 in
         --dry-run) DRY=1 ;;
         --now) NOW=1 ;;
+        --profile) shift; [[ $# -gt 0 ]] || { echo "install.sh: --profile needs a name" >&2; exit 2; }; PROFILE=$1 ;;
+        --profile=*) PROFILE=${1#--profile=} ;;
         --root) shift; [[ $# -gt 0 ]] || { echo "install.sh: --root needs a directory" >&2; exit 2; }; R=$1 ;;
         --root=*) R=${1#--root=} ;;
         -h|--help) usage; exit 0 ;;
@@ -64,6 +69,7 @@ run() {  # prints the command, runs it unless --dry-run
 }
 
 [[ -x $BIN ]] || die "$BIN is not an executable (build it: swift build -c release)"
+[[ -f $REPO/config/$PROFILE.toml ]] || die "no profile config/$PROFILE.toml (signature or classroom)"
 for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf"; do
     [[ -f $f ]] || die "$f is missing"
 done
@@ -101,7 +107,7 @@ fi
 if [[ -e $R/etc/inkkiosk/inkkiosk.toml ]]; then
     say "/etc/inkkiosk/inkkiosk.toml exists: kept"
 else
-    run install -D -m 0644 "$REPO/config/inkkiosk.toml" "$R/etc/inkkiosk/inkkiosk.toml"
+    run install -D -m 0644 "$REPO/config/$PROFILE.toml" "$R/etc/inkkiosk/inkkiosk.toml"
 fi
 
 # 3. udev rules

@@ -56,6 +56,9 @@ public final class Kiosk {
     private var oldestUnrendered: Double?
     private var running = true
     private var active = true
+    /// When the kiosk began setting up, for the time to its first frame (logged once).
+    private let startedAt = monotonicNow()
+    private var firstFrameShown = false
     private var serviceKeys: ServiceKeyWatcher?
     /// Where status lines go (stderr); the screen shows ink only.
     private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
@@ -210,6 +213,10 @@ public final class Kiosk {
         let report = try pipeline.renderFrame()
         latency.frame(oldestEvent: oldestUnrendered, flipRequested: monotonicNow(), render: report.renderSeconds)
         oldestUnrendered = nil
+        if !firstFrameShown {
+            firstFrameShown = true
+            log(String(format: "first frame on screen %.0f ms after start", (monotonicNow() - startedAt) * 1000))
+        }
     }
 
     private func handle(_ signal: Int32) {

@@ -84,6 +84,13 @@ def session_config(profile, name, extra=""):
     return path
 
 
+def wait_first_frame(kiosk, timeout=20):
+    """The kiosk logs its first frame; screenshots before it would show the console."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and "first frame on screen" not in open(kiosk.log_path).read():
+        time.sleep(0.1)
+
+
 def curl(name, *args):
     """A real HTTP client against the kiosk; the response goes to WORK/api-NAME.json."""
     out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *args],
@@ -106,6 +113,7 @@ def signature_session(binary, pen, touch):
     # The profile ships with the API off; the host-driven kiosk turns it on with a flag.
     kiosk = Kiosk(binary, "session5", "--config", config, "--api", "127.0.0.1:7300")
     buttons = signature_buttons(14, hosted=True)
+    wait_first_frame(kiosk)
     shot("signature-idle")
     code, status = curl("start", "-X", "POST", f"{API}/signatures", "-H", "Content-Type: application/json",
                         "-d", '{"prompt": "Sign for parcel 4711", "timeout": 120}')
@@ -142,6 +150,7 @@ def signature_session(binary, pen, touch):
 def classroom_session(binary, pen, touch):
     config = session_config("classroom.toml", "class")
     kiosk = Kiosk(binary, "session6", "--config", config)
+    wait_first_frame(kiosk)
     b = classroom_buttons()
     pen.stroke(line(0.5, 0.2, 0.8, 40), pressure=0.6)
     pen.out()
@@ -158,6 +167,7 @@ def classroom_session(binary, pen, touch):
     kiosk.proc.wait(timeout=10)
     say("session6: killed; restarting on the same journal")
     kiosk = Kiosk(binary, "session6-restart", "--config", config)
+    wait_first_frame(kiosk)
     shot("classroom-restored")
     b = classroom_buttons("2 / 2")
     touch.tap(*b["previous"])

@@ -109,6 +109,21 @@ put_libs "$BIN"
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
 for lib in "$S"/usr/lib/swift/linux/*.so; do strip --strip-unneeded "$lib"; done
 
+# --- fonts: the signature and classroom screens write with DejaVu Sans through fontconfig ------
+for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf; do
+    [[ -f $f ]] || die "$f is missing (apt-get install fonts-dejavu-core)"
+    put "$f"
+done
+mkdir -p "$S/etc/fonts"
+cat >"$S/etc/fonts/fonts.conf" <<'FONTS'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <dir>/usr/share/fonts</dir>
+  <cachedir>/tmp/fontconfig</cachedir>
+</fontconfig>
+FONTS
+
 # --- udev -----------------------------------------------------------------------------------
 UDEVADM=$(realpath /usr/bin/udevadm)
 put "$UDEVADM" /usr/bin/udevadm
