@@ -55,6 +55,10 @@ public final class Kiosk {
     private var latency = LatencyLog()
     private var oldestUnrendered: Double?
     private var running = true
+    /// A technician held the service keys: the kiosk stopped on purpose, not to be restarted.
+    public private(set) var stoppedByServiceKeys = false
+    /// The exit status for that (the systemd unit's RestartPreventExitStatus=).
+    public static let serviceExitStatus: Int32 = 10
     private var active = true
     /// When the kiosk began setting up, for the time to its first frame (logged once).
     private let startedAt = monotonicNow()
@@ -166,7 +170,8 @@ public final class Kiosk {
                 if oldestUnrendered == nil { oldestUnrendered = event.time }
             case .key(let code, let pressed, _):   // keys are not ink: not recorded
                 if serviceKeys?.key(code, pressed: pressed) == true {
-                    log("service keys held: stopping")
+                    log("service keys held: stopping (exit status \(Self.serviceExitStatus))")
+                    stoppedByServiceKeys = true
                     running = false
                 }
             }

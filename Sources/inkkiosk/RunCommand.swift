@@ -152,7 +152,9 @@ struct CheckConfigCommand: ParsableCommand {
 
 func runKiosk(_ options: KioskOptions) throws {
     do {
-        try Kiosk(options: options).run()
+        let kiosk = try Kiosk(options: options)
+        try kiosk.run()
+        if kiosk.stoppedByServiceKeys { throw ExitCode(Kiosk.serviceExitStatus) }
     } catch let e as ExitCode {
         throw e
     } catch {

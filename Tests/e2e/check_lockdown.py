@@ -44,7 +44,7 @@ def lockdown_checks(work, check, shot, along, darkness):
     check(im is not None and all(along(im, 0.5, 0.22, 0.78)) and darkness(im, 20, 20) < 0.05,
           "lockdown: after all those keys the screen still shows the kiosk's ink", p)
     status = found.get("service_exit_status")
-    check(status == 0 and "service keys held: stopping" in log,
+    check(status == 10 and "service keys held: stopping" in log,
           f"lockdown: the service keys {found.get('service_keys')} stop the kiosk with status {status}"
           f" ({found.get('service_exit_seconds')} s)", path)
     mode = found.get("console_mode_after")

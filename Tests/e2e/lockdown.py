@@ -15,7 +15,7 @@ A uinput USB keyboard presses what would leave a kiosk or reach a console:
       Alt-SysRq-h                         nothing reaches the kernel
       Ctrl-Alt-Del, VT keyboard on        nothing reaches the kernel
       Ctrl-C                              the kiosk keeps running
-      Ctrl-Alt-Shift-S                    the kiosk stops with status 0, the console in text mode
+      Ctrl-Alt-Shift-S                    the kiosk stops with status 10 (not restarted), the console in text mode
 
 What happened goes to WORK/lockdown.json (check_lockdown.py judges it on the host).
 Alone, without the other sessions:
