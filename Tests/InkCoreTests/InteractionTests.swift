@@ -17,9 +17,15 @@ private struct Rig {
         interaction = Interaction(settings: s, devices: [tablet, touch, pad])
     }
 
+    /// Presses on controls, in order (the pipeline hands them to the screen).
+    var presses: [Press] = []
+
     mutating func send(_ kind: InkEventKind, device: Int = 1, after dt: Double = 0.005) {
         t += dt
-        for intent in interaction.handle(InkEvent(time: t, device: device, kind: kind)) { document.apply(intent) }
+        for intent in interaction.handle(InkEvent(time: t, device: device, kind: kind)) {
+            if case .press(let p) = intent { presses.append(p) }
+            document.apply(intent)
+        }
     }
 
     func axes(_ x: Double, _ y: Double, pressure: Double = 0.5, distance: Double = 0) -> Axes {
@@ -268,5 +274,52 @@ private func finger(_ rig: inout Rig, slot: Int = 0, y: Double, end: InkEventKin
         rig.send(.axis(rig.axes(0.3, 0.2, pressure: 0.7)))
         rig.send(.tip(isDown: false, axes: rig.axes(0.3, 0.2, pressure: 0, distance: 0.02)))
         #expect(try #require(rig.document.strokes.first).samples.count == 2)
+    }
+}
+
+
+@Suite struct ControlPressesFromInput {
+    /// The top 100 px of the 1600×1000 screen are a toolbar.
+    static let toolbar = Rect(x: 0, y: 0, width: 1600, height: 100)
+
+    @Test func aFingerOnTheToolbarPressesEvenInPencilModeAndNeverDraws() {
+        var rig = Rig()
+        rig.interaction.setControlAreas([Self.toolbar], modal: false)
+        rig.penStroke(y: 0.5)                          // a pen was used: fingers no longer draw
+        rig.send(.touchDown(slot: 0, x: 0.5, y: 0.05), device: 2)
+        rig.send(.touchMotion(slot: 0, x: 0.51, y: 0.05), device: 2)
+        rig.send(.touchUp(slot: 0), device: 2)
+        #expect(rig.presses.map(\.phase) == [.began, .moved, .ended])
+        #expect(rig.presses.last?.location.x == 816)
+        #expect(rig.document.strokes.count == 1, "only the pen's stroke")
+        // Below the toolbar the finger neither presses nor (in pencil mode) draws.
+        rig.send(.touchDown(slot: 0, x: 0.5, y: 0.5), device: 2)
+        rig.send(.touchUp(slot: 0), device: 2)
+        #expect(rig.presses.count == 3 && rig.document.strokes.count == 1)
+    }
+
+    @Test func aPenTipOnTheToolbarPressesAndElsewhereDraws() {
+        var rig = Rig()
+        rig.interaction.setControlAreas([Self.toolbar], modal: false)
+        rig.send(.proximity(isIn: true, tool: .pen, serial: 1, axes: rig.axes(0.3, 0.05, pressure: 0, distance: 0.2)))
+        rig.send(.tip(isDown: true, axes: rig.axes(0.3, 0.05)))
+        rig.send(.axis(rig.axes(0.3, 0.5)))               // dragged out of the toolbar: still a press
+        rig.send(.tip(isDown: false, axes: rig.axes(0.3, 0.5, pressure: 0)))
+        #expect(rig.presses.map(\.phase) == [.began, .moved, .ended])
+        #expect(rig.document.strokes.isEmpty && rig.document.active.isEmpty)
+        rig.penStroke(y: 0.5)
+        #expect(rig.document.strokes.count == 1)
+    }
+
+    @Test func aDialogTakesEveryContactAndAPenLeavingCancelsItsPress() {
+        var rig = Rig()
+        rig.interaction.setControlAreas([], modal: true)
+        rig.penStroke(y: 0.5)
+        rig.send(.touchDown(slot: 1, x: 0.5, y: 0.5), device: 2)
+        #expect(rig.document.strokes.isEmpty && rig.document.active.isEmpty, "nothing draws under a dialog")
+        rig.send(.proximity(isIn: true, tool: .pen, serial: 1, axes: rig.axes(0.3, 0.3, pressure: 0, distance: 0.2)))
+        rig.send(.tip(isDown: true, axes: rig.axes(0.3, 0.3)))
+        rig.send(.proximity(isIn: false, tool: .pen, serial: 1, axes: rig.axes(0, 0, pressure: 0)))
+        #expect(rig.presses.last?.phase == .cancelled)
     }
 }

@@ -79,6 +79,13 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
     code, body, p = api(work, "badrequest")
     check(code == 400 and "timeout" in json.dumps(body), f"a bad request gets 400 naming the field ({code}, {body})", p)
 
+    # --- kill -9 at random moments, five times over, on one journal ---------------------------
+    path = os.path.join(work, "random-kills.json")
+    rounds = json.load(open(path)) if os.path.exists(path) else []
+    check(len(rounds) == 6 and all(r["restored"] == r["finished"] for r in rounds),
+          "kill -9 at random moments of a stroke, 5 times: every restart has exactly the finished strokes "
+          f"({', '.join(str(r['restored']) + '/' + str(r['finished']) for r in rounds)})", path)
+
     # --- classroom tablet: tools, pages, kill -9, save ---------------------------------------
     def yellow(im, y):
         x, yy = px(0.5, y)

@@ -177,3 +177,41 @@ def classroom_session(binary, pen, touch):
     touch.tap(*b["Clear"])
     shot("classroom-confirm")
     kiosk.stop()
+
+
+def random_kills_session(binary, pen, rounds=5, seed=4711):
+    """kill -9 at random moments of a stroke, again and again, on one journal: after every
+    restart the kiosk must have every stroke that was finished, and none of the cut ones."""
+    import random
+    import re
+    rng = random.Random(seed)
+    journal = os.path.join(WORK, "random-kills.inkj")
+    finished, rounds_seen = 0, []
+
+    def restored(kiosk):
+        m = re.search(r"restored \d+ edits, (\d+) strokes", open(kiosk.log_path).read())
+        return int(m.group(1)) if m else -1
+
+    for r in range(rounds + 1):
+        kiosk = Kiosk(binary, f"session7-{r}", "--journal", journal)
+        rounds_seen.append({"finished": finished, "restored": restored(kiosk)})
+        if r == rounds:
+            kiosk.stop()
+            break
+        for _ in range(rng.randint(1, 3)):
+            pen.stroke(line(rng.uniform(0.15, 0.85), 0.2, 0.8, 20), pressure=0.6)
+            pen.out()
+            finished += 1
+        pen.hover_in(0.2, 0.5, distance=0.1)
+        pen.down(0.6)
+        for x, y in line(0.5, 0.2, 0.8, 20)[1:rng.randint(2, 16)]:
+            pen.move(x, y, pressure=0.6)
+        time.sleep(rng.uniform(0, 0.15))
+        kiosk.proc.kill()
+        kiosk.proc.wait(timeout=10)
+        kiosk.log.close()
+        pen.up()
+        pen.out()
+    with open(os.path.join(WORK, "random-kills.json"), "w") as f:
+        json.dump(rounds_seen, f)
+    say(f"random kills: {rounds_seen}")
