@@ -31,9 +31,16 @@ private final class StandInKiosk: @unchecked Sendable {
         stopped.wait()
     }
 
+    static let outbox = NSTemporaryDirectory() + "inkkiosk-api-outbox"
+
+    /// The capture's files, written as the kiosk would (contents that say which they are).
     static func files(_ id: String) -> CaptureFiles {
-        CaptureFiles(directory: "/var/lib/inkkiosk/outbox", png: "\(id).png", svg: "\(id).svg", inkml: "\(id).inkml",
-                     json: "\(id).json", samples: 412)
+        try? FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)
+        for ext in ["png", "svg", "inkml", "json"] {
+            FileManager.default.createFile(atPath: "\(outbox)/\(id).\(ext)", contents: Data("\(ext) of \(id)\n".utf8))
+        }
+        return CaptureFiles(directory: outbox, png: "\(outbox)/\(id).png", svg: "\(outbox)/\(id).svg", inkml: "\(outbox)/\(id).inkml",
+                            json: "\(outbox)/\(id).json", samples: 412)
     }
 
     private func loop() {
@@ -164,6 +171,14 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             #expect(try await curl("GET", "/health", at: api).object()["waiting"] is NSNull)
             #expect(kiosk.received == [.start(CaptureRequest(id: capture.id, prompt: "Total 42.00 EUR: please sign", timeout: 60))])
 
+            // The files come through the API too (the host need not read the kiosk's 0600 files).
+            for ext in ["png", "svg", "inkml", "json"] {
+                let file = try await curl("GET", "/signatures/\(capture.id)/\(ext)", at: api)
+                #expect(file.code == 200 && file.body == "\(ext) of \(capture.id)\n", "\(ext): \(file.body)")
+            }
+            let pdf = try await curl("GET", "/signatures/\(capture.id)/pdf", at: api)
+            #expect(pdf.code == 404 && pdf.body.contains("png, svg, inkml and json"), "\(pdf.body)")
+
             let late = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
             #expect(late.code == 409 && late.body.contains("already accepted"), "\(late.body)")
             #expect(try late.error().capture == accepted)
@@ -248,7 +263,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let capture = try await curl("POST", "/signatures", #"{"prompt": "Sign for parcel 7"}"#, at: api).status()
             kiosk.accept(capture.id)
             let done = try await curl("GET", "/signatures/\(capture.id)?wait=30", at: api).status()
-            #expect(done.state == .accepted && done.files?.png == "\(capture.id).png")
+            #expect(done.state == .accepted && done.files?.png == "\(StandInKiosk.outbox)/\(capture.id).png")
         }
         #expect(!FileManager.default.fileExists(atPath: path), "stop removes the socket")
 

@@ -68,6 +68,9 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
         png = Image.open(os.path.join(outbox, f"{ident}.png"))
         check(png.mode == "RGBA" and png.getpixel((0, 0))[3] == 0 and png.width < W * 0.7,
               f"the PNG is transparent and cropped to the ink ({png.width}x{png.height})", outbox)
+        download = os.path.join(work, "api-download.png")
+        got = hashlib.sha256(open(download, "rb").read()).hexdigest() if os.path.exists(download) else None
+        check(got == meta.get("sha256", {}).get(f"{ident}.png"), "GET /signatures/{id}/png returns the outbox's PNG, byte for byte", download)
         check(meta.get("device", "").startswith("Wacom"), f"the JSON names the pen ({meta.get('device')})", outbox)
     code, body, p = api(work, "timedout")
     check(body.get("state") == "timed-out", f"a request nobody finishes times out ({body.get('state')}, {body.get('reason')})", p)

@@ -132,6 +132,9 @@ def signature_session(binary, pen, touch):
     shot("signature-signed")
     touch.tap(*buttons["Accept"])
     curl("accepted", f"{API}/signatures/{ident}?wait=20")
+    # The host may also fetch the files through the API (it need not share the kiosk's user).
+    subprocess.run(["curl", "-sS", "--max-time", "20", "-o", os.path.join(WORK, "api-download.png"),
+                    f"{API}/signatures/{ident}/png"], check=False, timeout=60)
     shot("signature-accepted")
     # A request nobody signs times out and is cleared.
     code, status = curl("start2", "-X", "POST", f"{API}/signatures", "-d", '{"timeout": 3}')

@@ -35,9 +35,12 @@ struct SignatureRoutes: HTTPHandler {
         case let path where path.count == 2 && path[0] == "signatures":
             try only([.GET, .DELETE], request)
             return request.method == .DELETE ? try await cancel(path[1]) : try await status(path[1], request)
+        case let path where path.count == 3 && path[0] == "signatures":
+            try only([.GET], request)
+            return try file(path[2], of: path[1])
         default:
             throw APIProblem(.notFound, "no such endpoint: \(request.method.rawValue) \(request.path) "
-                             + "(there are /health, /signatures, /signatures/latest and /signatures/{id})")
+                             + "(there are /health, /signatures, /signatures/latest, /signatures/{id} and /signatures/{id}/{png,svg,inkml,json})")
         }
     }
 
@@ -68,6 +71,24 @@ struct SignatureRoutes: HTTPHandler {
         let status = seconds > 0 ? await desk.wait(id: id, seconds: seconds) : desk.status(id: id)
         guard let status else { throw APIProblem(DeskError.unknown(id: id)) }
         return .json(.ok, status)
+    }
+
+    /// One of an accepted capture's files, as written to the outbox: the host need not share
+    /// the kiosk's user to read the 0600 files.
+    private func file(_ kind: String, of id: String) throws(APIProblem) -> HTTPResponse {
+        let types = ["png": "image/png", "svg": "image/svg+xml", "inkml": "application/inkml+xml", "json": "application/json"]
+        guard let type = types[kind] else {
+            throw APIProblem(.notFound, "no such file '\(kind)' (there are png, svg, inkml and json)")
+        }
+        guard let status = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
+        guard status.state == .accepted, let files = status.files else {
+            throw APIProblem(.notFound, "signature \(id) has no files: it is \(status.state.rawValue)")
+        }
+        let path = ["png": files.png, "svg": files.svg, "inkml": files.inkml, "json": files.json][kind] ?? ""
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw APIProblem(.gone, "\(path) is no longer in the outbox")
+        }
+        return HTTPResponse(statusCode: .ok, headers: [.contentType: type, .cacheControl: "no-store"], body: data)
     }
 
     private func waitSeconds(_ text: String?) throws(APIProblem) -> Double {
