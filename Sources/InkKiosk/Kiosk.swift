@@ -48,8 +48,8 @@ public final class Kiosk {
     /// Why the journal last failed, while it fails.
     private var storageProblem: String?
     private let options: KioskOptions
-    /// The mode's screen (nil: ink only).
-    public let screen: KioskScreen?
+    /// The mode's screen.
+    public let screen: KioskScreen
     /// The local signature API, when a host drives the signature screen.
     private let api: SignatureAPIServer?
     private var latency = LatencyLog()
@@ -143,7 +143,7 @@ public final class Kiosk {
         }
         display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
         try loop.watch(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [unowned self] signal in handle(signal) }
-        if let fd = screen?.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
+        if let fd = screen.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
         readInput()
         try drawIfDue()
         while running {
@@ -182,7 +182,6 @@ public final class Kiosk {
 
     /// The screen acts on presses (and host requests); what that changed is saved at once.
     private func updateScreen() {
-        guard let screen else { return }
         let context = ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in
             unsaved.removeAll()
             try journal?.reset()
@@ -202,14 +201,14 @@ public final class Kiosk {
             unsaved.removeAll()
             if storageProblem != nil {
                 storageProblem = nil
-                screen?.storageWarning = nil
+                screen.storageWarning = nil
                 log("ink is being saved again")
             }
         } catch {
             let reason = StorageError.reason(error)
             if storageProblem == nil { log("warning: cannot save ink (\(error)); \(unsaved.count) edits kept in memory, retrying with the next stroke") }
             storageProblem = reason
-            screen?.storageWarning = reason
+            screen.storageWarning = reason
         }
     }
 

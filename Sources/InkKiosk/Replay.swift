@@ -38,7 +38,7 @@ public struct Replay {
         var frameIndex = 0
 
         func frame() throws {
-            try screen?.update(context)
+            try screen.update(context)
             let report = try pipeline.renderFrame()
             reports.append(report)
             if options.perStrokeCost, let id = pipeline.document.active.values.map(\.id).max() {

@@ -26,7 +26,7 @@ private final class Booth {
         o.paletteOverlay = settings.mode != .classroom
         display = try OffscreenDisplay(size: screenSize)
         pipeline = try FramePipeline(settings: s, devices: [pen, touch], display: display, options: o)
-        screen = try #require(settings.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4)))
+        screen = settings.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
         if let journal {
             let j = try StrokeJournal(path: journal)
             pipeline.restore(j.recovered)

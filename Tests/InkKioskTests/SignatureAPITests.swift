@@ -37,7 +37,7 @@ private final class StandInKiosk: @unchecked Sendable {
     static func files(_ id: String) -> CaptureFiles {
         try? FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)
         for ext in ["png", "svg", "inkml", "json"] {
-            FileManager.default.createFile(atPath: "\(outbox)/\(id).\(ext)", contents: Data("\(ext) of \(id)\n".utf8))
+            _ = FileManager.default.createFile(atPath: "\(outbox)/\(id).\(ext)", contents: Data("\(ext) of \(id)\n".utf8))
         }
         return CaptureFiles(directory: outbox, png: "\(outbox)/\(id).png", svg: "\(outbox)/\(id).svg", inkml: "\(outbox)/\(id).inkml",
                             json: "\(outbox)/\(id).json", samples: 412)

@@ -89,6 +89,27 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
           "kill -9 at random moments of a stroke, 5 times: every restart has exactly the finished strokes "
           f"({', '.join(str(r['restored']) + '/' + str(r['finished']) for r in rounds)})", path)
 
+    # --- the journal's disk fills up -------------------------------------------------------
+    def red_banner(im):
+        hits = sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)
+                   if (lambda p: p[0] > 150 and p[1] < 60 and p[2] < 60)(im.getpixel((x, y))))
+        return hits > 20
+
+    im, p = shot("disk-full")
+    if im:
+        check(all(along(im, 0.3, 0.22, 0.78)) and red_banner(im), "disk full: the stroke is drawn and a red warning says so", p)
+    log = os.path.join(work, "session8.log")
+    text = open(log).read() if os.path.exists(log) else ""
+    check("No space left on device" in text and "ink is being saved again" in text,
+          "the kiosk logs the full disk, and saving again once there is room", log)
+    im, p = shot("disk-freed")
+    if im:
+        check(all(along(im, 0.45, 0.22, 0.78)) and not red_banner(im), "with room again the warning is gone", p)
+    im, p = shot("disk-restored")
+    if im:
+        check(all(along(im, 0.3, 0.22, 0.78)) and all(along(im, 0.45, 0.22, 0.78)),
+              "after kill -9 both strokes are back, the one drawn while the disk was full too", p)
+
     # --- classroom tablet: tools, pages, kill -9, save ---------------------------------------
     def yellow(im, y):
         x, yy = px(0.5, y)

@@ -218,3 +218,32 @@ def random_kills_session(binary, pen, rounds=5, seed=4711):
     with open(os.path.join(WORK, "random-kills.json"), "w") as f:
         json.dump(rounds_seen, f)
     say(f"random kills: {rounds_seen}")
+
+
+def disk_full_session(binary, pen):
+    """The journal's disk fills up: the kiosk keeps drawing and says so on screen; once there
+    is room again the kept ink is saved and the warning goes; a kill -9 then loses nothing."""
+    full = "/tmp/inkkiosk-full"   # the guest's own /tmp: a tiny tmpfs of its own here
+    os.makedirs(full, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full], check=True)
+    journal = os.path.join(full, "journal.inkj")
+    kiosk = Kiosk(binary, "session8", "--journal", journal)
+    wait_first_frame(kiosk)
+    filler = os.path.join(full, "filler")
+    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k"], capture_output=True)
+    # 150 samples: its journal record spans more than the page the journal file already has.
+    pen.stroke(line(0.3, 0.2, 0.8, 150), pressure=0.6)
+    pen.out()
+    shot("disk-full")
+    os.remove(filler)
+    pen.stroke(line(0.45, 0.2, 0.8, 30), pressure=0.6)
+    pen.out()
+    shot("disk-freed")
+    kiosk.proc.kill()
+    kiosk.proc.wait(timeout=10)
+    kiosk.log.close()
+    kiosk = Kiosk(binary, "session8-restart", "--journal", journal)
+    wait_first_frame(kiosk)
+    shot("disk-restored")
+    kiosk.stop()
+    subprocess.run(["umount", full], check=False)

@@ -308,6 +308,7 @@ def main():
         modes.signature_session(binary, pen, touch)
         modes.classroom_session(binary, pen, touch)
         modes.random_kills_session(binary, pen)
+        modes.disk_full_session(binary, pen)
         from lockdown import session_lockdown   # Tests/e2e/lockdown.py
         session_lockdown(binary, pen)
     finally:

@@ -24,11 +24,11 @@ public struct ScreenSettings: Sendable, Equatable {
 
     public func metrics(size: PixelSize, widthMM: Int) -> ScreenMetrics { ScreenMetrics(size: size, widthMM: widthMM, dpi: dpi) }
 
-    /// The screen for `mode`; nil for plain drawing.
-    public func makeScreen(metrics: ScreenMetrics) -> KioskScreen? {
+    /// The screen for `mode`.
+    public func makeScreen(metrics: ScreenMetrics) -> KioskScreen {
         switch mode {
         case .draw:
-            return nil
+            return DrawScreen(text: text, buttonMM: buttonMM, metrics: metrics)
         case .signature:
             var s = SignatureScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.hosted = api != nil
