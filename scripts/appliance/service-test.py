@@ -19,6 +19,8 @@ switch_roots into systemd (multi-user.target). Then, on that real systemd:
   switched   root asks for VT 2 (VT_ACTIVATE): tty1 stays active, the screen unchanged
   restarted  `systemctl kill -s SIGKILL`: Restart= brings the kiosk back with a new PID, and
              the journal brings the stroke back (same pixels as before the kill)
+  service    the service keys (a uinput keyboard): the kiosk exits with status 10, systemd does
+             not restart it, and getty@tty1 runs again
   stopped    `systemctl stop`: the kiosk gives tty1 back in text mode (the screen is no longer
              white)
 
@@ -184,6 +186,38 @@ sleep 2
 journalctl -b -u inkkiosk.service --no-pager -o cat | grep -E 'journal|Main process exited|Scheduled restart' | tail -n 3 | sed 's/^/ik-report: journal: /'
 echo "@@IK-REPORT-RESTARTED pid=$new@@"
 sleep 3
+# A technician's service keys: the kiosk stops with status 10, systemd leaves it stopped and
+# tty1 gets its login prompt back.
+sed -i 's/^service_keys = ""/service_keys = "ctrl+alt+shift+s"/' /etc/inkkiosk/inkkiosk.toml
+systemctl restart inkkiosk.service
+for i in $(seq 1 100); do running && break; sleep 0.1; done
+sleep 2
+/usr/bin/python3 - <<'EOF'
+import os, sys, time
+sys.path.insert(0, os.path.join(os.environ["IK_REPO"], "scripts", "vm"))
+from uinput_devices import Device
+from evdev import ecodes as e
+class Keyboard(Device):
+    NAME = "Logitech USB Keyboard"
+    VENDOR, PRODUCT = 0x046D, 0xC31C
+    def capabilities(self):
+        return {e.EV_KEY: list(range(e.KEY_ESC, e.KEY_COMPOSE + 1))}
+kb = Keyboard()
+time.sleep(2.0)
+keys = [e.KEY_LEFTCTRL, e.KEY_LEFTALT, e.KEY_LEFTSHIFT, e.KEY_S]
+for k in keys:
+    kb.write(e.EV_KEY, k, 1); kb.sync()
+time.sleep(0.2)
+for k in reversed(keys):
+    kb.write(e.EV_KEY, k, 0); kb.sync()
+time.sleep(3.0)
+kb.destroy()
+EOF
+say "service keys: inkkiosk $(systemctl is-active inkkiosk.service) (exit status $(systemctl show -P ExecMainStatus inkkiosk.service)), getty@tty1 $(systemctl is-active getty@tty1.service)"
+systemctl stop getty@tty1.service
+systemctl start inkkiosk.service
+for i in $(seq 1 100); do running && break; sleep 0.1; done
+sleep 2
 systemctl stop inkkiosk.service
 say "after systemctl stop: $(systemctl is-active inkkiosk.service)"
 echo "@@IK-REPORT-STOPPED@@"
@@ -364,6 +398,8 @@ def main():
     if "switched" in shots and "stroke" in shots:
         diff = sum(1 for a, b in zip(shots["stroke"]["pixels"][0::3], shots["switched"]["pixels"][0::3]) if a != b)
         want(diff == 0, f"switched: {diff} pixels differ from the screen before the VT switch request")
+    want(re.search(r"service keys: inkkiosk inactive \(exit status 10\), getty@tty1 active", text),
+         "the service keys did not stop the kiosk for good with a login prompt on tty1")
     want(re.search(r"status NoNewPrivs: 1", text), "NoNewPrivs is not set")
     want(re.search(r"status Seccomp: 2", text), "no seccomp filter")
     want(re.search(r"getty@tty1.service: disabled inactive", text), "getty@tty1 is enabled or running")
