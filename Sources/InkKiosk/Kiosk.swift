@@ -64,7 +64,7 @@ public final class Kiosk {
     private let startedAt = monotonicNow()
     private var firstFrameShown = false
     private var serviceKeys: ServiceKeyWatcher?
-    /// Where status lines go (stderr); the screen shows ink only.
+    /// Where status lines go (stderr, the journal under systemd); the screen shows only what a user needs.
     private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
 
     public init(options: KioskOptions) throws {

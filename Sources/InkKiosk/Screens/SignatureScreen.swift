@@ -41,8 +41,6 @@ public final class SignatureScreen: KioskScreen {
     var host: (any SignatureHost)?
     /// Called when a host's request ends (accepted, cancelled, timed out).
     public var onFinished: (String, Outcome) -> Void = { _, _ in }
-    /// The captures written, newest last (for the log and tests).
-    public private(set) var written: [[String]] = []
 
     public init(settings: Settings, metrics: ScreenMetrics) {
         self.settings = settings
@@ -119,7 +117,6 @@ public final class SignatureScreen: KioskScreen {
                                        device: device, started: firstInk ?? Date(), ended: Date())
         do {
             let paths = try capture.write(to: settings.outbox)
-            written.append(paths)
             context.log("signature \(name): \(paths.count) files in \(settings.outbox)")
             abandon(context)
             message = Notice(settings.text.thanks)
