@@ -9,7 +9,7 @@ DEMO_DIR := out/demo
 .PHONY: help deps build release demo test e2e bench clean appliance
 
 help: ## List the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## (.*)/  \1\t\2/' | expand -t 12
+	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9]+):.*## (.*)/  \1\t\2/' | expand -t 12
 
 deps: ## Install missing Debian packages; check that swift is on PATH
 	@scripts/install-deps.sh
@@ -37,7 +37,7 @@ test: release ## Every test: swift test, then the VM proof (as make e2e)
 	$(SWIFT) test
 	scripts/e2e.sh $(RELEASE_BIN)
 
-e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, touch and pad; checks the screendumps
+e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, touch, pad and keyboard; checks the screendumps; boots the appliance
 	scripts/e2e.sh $(RELEASE_BIN)
 
 bench: release ## Release build, then the benchmark (scripts/bench.sh)

@@ -41,7 +41,7 @@ def appliance_checks(work, check):
     locked = re.search(r"lockdown: (\d+) event nodes? held exclusively", log)
     sysrq = re.search(r"lockdown: SysRq turned off \(kernel.sysrq was (\d+)\)", log)
     check(locked is not None and sysrq is not None,
-          f"appliance: the kiosk is locked down ({locked.group(1) if locked else 'no'} event nodes held exclusively; "
+          f"appliance: the kiosk is locked down (event nodes held exclusively: {locked.group(1) if locked else 'none'}; "
           f"SysRq {'off, was ' + sysrq.group(1) if sysrq else 'not turned off'})", log_path)
     check(fig.get("pass") is True, "appliance: boot-test.py passes" + ("" if fig.get("pass") else f" ({'; '.join(fig.get('problems', []))})"), path)
 

@@ -41,8 +41,8 @@ else
     echo "e2e: the appliance image in $OUT is up to date"
 fi
 
-# --pvh: QEMU boots the uncompressed kernel, which saves the 2.5 s of bzImage decompression
-# under emulation; the figures from kernel start on are the same.
+# --pvh: QEMU boots the uncompressed kernel, which saves the bzImage decompression (about 3 s
+# under emulation); the figures from the kernel's start on are the same.
 start=$SECONDS
 python3 scripts/appliance/boot-test.py --out "$OUT" --boot-dir "$RESULT" --pvh --quiet
 status=$?
