@@ -86,10 +86,8 @@ public final class Kiosk {
         }
         connectors = try? ConnectorMonitor()
         // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
-        var pipelineOptions = options.pipeline
+        var pipelineOptions = options.screen.pipelineOptions(options.pipeline)
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
-        // The classroom toolbar has its own palette for `show-palette`.
-        if options.screen.mode == .classroom { pipelineOptions.paletteOverlay = false }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
         screen = options.screen.makeScreen(metrics: metrics)
         if let listen = options.screen.api, let signature = screen as? SignatureScreen {

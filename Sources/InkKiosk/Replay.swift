@@ -27,9 +27,8 @@ public struct Replay {
 
     /// Runs to the end of the recording and returns the pipeline (its display holds the screen).
     public func run(on display: Display) throws -> (pipeline: FramePipeline, stats: ReplayStats) {
-        var pipelineOptions = options.pipeline
-        if options.screen.mode == .classroom { pipelineOptions.paletteOverlay = false }
-        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: pipelineOptions)
+        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display,
+                                         options: options.screen.pipelineOptions(options.pipeline))
         let screen = options.screen.makeScreen(metrics: options.screen.metrics(size: display.size, widthMM: 0))
         let context = ScreenContext(pipeline: pipeline)
         let clock = FrameClock(start: recording.events.first?.time ?? 0, fps: options.pipeline.fps)

@@ -23,9 +23,8 @@ private final class Booth {
         s.buttons[ButtonCode.stylus] = ButtonBinding(click: .showPalette)
         var o = PipelineOptions()
         o.prediction = false
-        o.paletteOverlay = settings.mode != .classroom
         display = try OffscreenDisplay(size: screenSize)
-        pipeline = try FramePipeline(settings: s, devices: [pen, touch], display: display, options: o)
+        pipeline = try FramePipeline(settings: s, devices: [pen, touch], display: display, options: settings.pipelineOptions(o))
         screen = settings.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
         if let journal {
             let j = try StrokeJournal(path: journal)

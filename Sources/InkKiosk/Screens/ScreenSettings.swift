@@ -24,6 +24,14 @@ public struct ScreenSettings: Sendable, Equatable {
 
     public func metrics(size: PixelSize, widthMM: Int) -> ScreenMetrics { ScreenMetrics(size: size, widthMM: widthMM, dpi: dpi) }
 
+    /// The pipeline's options for this mode: the classroom toolbar has its own palette for
+    /// `show-palette`, so the overlay palette stays off there.
+    public func pipelineOptions(_ base: PipelineOptions) -> PipelineOptions {
+        var o = base
+        o.paletteOverlay = mode != .classroom
+        return o
+    }
+
     /// The screen for `mode`.
     public func makeScreen(metrics: ScreenMetrics) -> KioskScreen {
         switch mode {
