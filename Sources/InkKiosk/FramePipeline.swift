@@ -174,7 +174,7 @@ public final class FramePipeline {
         if interaction.paletteVisible && options.paletteOverlay { scene.palette = renderer.palette }
         if interaction.currentTool == .debug {
             scene.debugDiagrams = scene.hovers.map(\.sample)
-                + document.active.values.filter { if case .pen = $0.source { return true } else { return false } }
+                + document.active.values.filter(\.source.isPen)
                     .compactMap(\.samples.last)
         }
         return scene

@@ -2,6 +2,12 @@
 public enum StrokeSource: Sendable, Hashable {
     case pen(device: Int)
     case finger(device: Int, slot: Int)
+
+    public var device: Int {
+        switch self { case .pen(let d), .finger(let d, _): return d }
+    }
+
+    public var isPen: Bool { if case .pen = self { return true } else { return false } }
 }
 
 public enum StrokeState: Sendable, Equatable {

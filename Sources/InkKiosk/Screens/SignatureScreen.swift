@@ -108,11 +108,9 @@ public final class SignatureScreen: KioskScreen {
         let strokes = pipeline.document.strokes
         guard !strokes.isEmpty else { message = Notice(settings.text.signFirst); return }
         let name = request?.id ?? Self.newCaptureName()
-        let device = strokes.lazy.compactMap { s -> String? in
-            if case .pen(let d) = s.source { return pipeline.deviceNames[d] } else { return nil }
-        }.first ?? strokes.lazy.compactMap { s -> String? in
-            if case .finger(let d, _) = s.source { return pipeline.deviceNames[d] } else { return nil }
-        }.first ?? "unknown"
+        // The device that signed: a pen if one did, else the touchscreen.
+        let signers = strokes.filter(\.source.isPen) + strokes.filter { !$0.source.isPen }
+        let device = signers.lazy.compactMap { pipeline.deviceNames[$0.source.device] }.first ?? "unknown"
         let capture = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
                                        device: device, started: firstInk ?? Date(), ended: Date())
         do {
