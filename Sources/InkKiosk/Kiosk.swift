@@ -180,13 +180,15 @@ public final class Kiosk {
 
     /// The screen acts on presses (and host requests); what that changed is saved at once.
     private func updateScreen() {
-        let context = ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in
-            unsaved.removeAll()
-            try journal?.reset()
-        }, log: log)
-        do { try screen.update(context) } catch { log("warning: screen: \(error)") }
+        do { try screen.update(screenContext) } catch { log("warning: screen: \(error)") }
         saveEdits()
     }
+
+    /// What the screen works with; made once, not per input batch.
+    private lazy var screenContext = ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in
+        unsaved.removeAll()
+        try journal?.reset()
+    }, log: log)
 
     /// A finished stroke is on disk before the next input is read. When the disk refuses,
     /// the screen says so and drawing carries on; the edits are retried with the next ones.
