@@ -77,7 +77,7 @@ public final class LibinputSeat {
         handles.compactMap { key, h in ids[key].map { ($0, h) } }.sorted { $0.id < $1.id }
     }
 
-    /// Reads what the kernel has and returns it, translated.
+    /// Reads what the kernel has and returns it, translated, in kernel-time order.
     public func dispatch() -> [SeatEvent] {
         libinput_dispatch(li)
         var out: [SeatEvent] = []
@@ -101,7 +101,7 @@ public final class LibinputSeat {
                 out.append(.input(e))
             }
         }
-        return out
+        return out.inKernelTimeOrder()
     }
 
     /// Only a key's first press and last release on the seat count: a key held on two

@@ -111,7 +111,9 @@ public final class FramePipeline {
     public func takeEdits() -> [NotebookEdit] { notebook.takeEdits() }
 
     /// Brings back a journalled notebook (after a restart); the next frame shows all of it.
-    public func restore(_ edits: [NotebookEdit]) {
+    /// `devices` names the devices the restored strokes were drawn with.
+    public func restore(_ edits: [NotebookEdit], devices: [Int: String] = [:]) {
+        deviceNames.merge(devices) { live, _ in live }
         notebook.restore(edits)
         renderer.showAnotherDocument()
         needsFrame = true

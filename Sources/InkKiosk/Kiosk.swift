@@ -114,7 +114,7 @@ public final class Kiosk {
                 // The host's request died with the last process: its half-drawn signature goes too.
                 try? journal.reset()
             } else if !journal.recovered.isEmpty {
-                pipeline.restore(journal.recovered)
+                pipeline.restore(journal.recovered, devices: journal.restoredDevices)
             }
         }
         if let journal { log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes") }
@@ -197,7 +197,7 @@ public final class Kiosk {
         unsaved += pipeline.takeEdits()
         guard !unsaved.isEmpty else { return }
         do {
-            try journal.append(unsaved)
+            try journal.append(unsaved, deviceNames: pipeline.deviceNames)
             unsaved.removeAll()
             if storageProblem != nil {
                 storageProblem = nil

@@ -255,16 +255,39 @@ private func finger(_ rig: inout Rig, slot: Int = 0, y: Double, end: InkEventKin
 
 @Suite struct TipUp {
     @Test func theStrokeReachesWhereThePenLeftTheSurface() throws {
-        // libinput smooths positions: the last axis event lags, the tip-up event has the real end.
+        // The tip-up's frame moved the pen on by 1.6 mm (160 mm wide tablet): the stroke ends there.
         var rig = Rig()
         rig.send(.proximity(isIn: true, tool: .pen, serial: 1, axes: rig.axes(0.2, 0.2, pressure: 0, distance: 0.3)))
         rig.send(.tip(isDown: true, axes: rig.axes(0.2, 0.2, pressure: 0.7)))
         rig.send(.axis(rig.axes(0.3, 0.2, pressure: 0.7)))
-        rig.send(.tip(isDown: false, axes: rig.axes(0.32, 0.2, pressure: 0, distance: 0.02)))
+        rig.send(.tip(isDown: false, axes: rig.axes(0.31, 0.2, pressure: 0, distance: 0.02)))
         let stroke = try #require(rig.document.strokes.first)
         #expect(stroke.samples.count == 3)
         let last = try #require(stroke.samples.last)
-        #expect(abs(last.location.x - 0.32 * 1600) < 1e-6 && last.pressure == 0.7)
+        #expect(abs(last.location.x - 0.31 * 1600) < 1e-6 && last.pressure == 0.7)
+    }
+
+    /// Controllers glitch on release: 0,0, the axis maximum, a stale place far away. The stroke
+    /// ends at its last sample; only a place the pen could have reached extends it.
+    @Test(arguments: [(0.0, 0.0), (1.0, 1.0), (0.3, 0.4), (0.3 + 5.0 / 160, 0.2)])
+    func aTipUpThePenCouldNotHaveReachedIsIgnored(_ end: (Double, Double)) throws {
+        var rig = Rig()
+        rig.send(.proximity(isIn: true, tool: .pen, serial: 1, axes: rig.axes(0.2, 0.2, pressure: 0, distance: 0.3)))
+        rig.send(.tip(isDown: true, axes: rig.axes(0.2, 0.2, pressure: 0.7)))
+        rig.send(.axis(rig.axes(0.3, 0.2, pressure: 0.7)))
+        rig.send(.tip(isDown: false, axes: rig.axes(end.0, end.1, pressure: 0, distance: 0.02)))
+        let stroke = try #require(rig.document.strokes.first)
+        #expect(stroke.samples.count == 2 && stroke.state == .done)
+        #expect(stroke.samples.last?.location == Point(0.3 * 1600, 0.2 * 1000))
+    }
+
+    @Test func theReachIsLimitedByDistanceAndBySpeed() {
+        let reach = TipUpReach(maxMM: 3, maxSpeed: 1500)
+        #expect(reach.reaches(distanceMM: 2.9, elapsed: 0.005))
+        #expect(!reach.reaches(distanceMM: 3.1, elapsed: 0.005), "farther than a few millimetres")
+        #expect(!reach.reaches(distanceMM: 2, elapsed: 0.001), "2 mm in 1 ms is 2 m/s: faster than a hand")
+        #expect(!reach.reaches(distanceMM: .nan, elapsed: 0.005))
+        #expect(!TipUpReach(maxMM: 0).reaches(distanceMM: 0.1, elapsed: 1), "0 mm: never past the last sample")
     }
 
     @Test func aLiftInPlaceAddsNothing() throws {

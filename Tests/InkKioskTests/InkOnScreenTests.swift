@@ -105,6 +105,29 @@ import InkDisplay
         #expect(r.screen.inkTotal == r.screen.inkCount(x0: x0 - 10, y0: y0 - 10, x1: x1 + 10, y1: y0 + 10))
     }
 
+    /// A controller's glitch on release must not draw a line to where it says the pen lifted.
+    @Test func aTipUpThePenCouldNotHaveReachedEndsTheStrokeAtItsLastSample() throws {
+        let r = try replay("tipup-glitch")
+        #expect(r.stats.strokes == 5)
+        var band = 0
+        for i in 0..<5 {
+            let y = 0.15 + 0.16 * Double(i)
+            let (x0, sy) = px(0.3, y), (x1, _) = px(0.6, y)
+            #expect(r.screen.inkNear(x0, sy) && r.screen.inkNear(x1, sy), "stroke \(i) is not whole")
+            // Nothing beyond the stroke's end: the glitches (0,0; 20 mm away; the maximum; a
+            // proximity-out at 0,0) are ignored.
+            if i < 4 { #expect(!r.screen.inkNear(x1 + 8, sy, radius: 2), "stroke \(i) reaches past its last sample") }
+            band += r.screen.inkCount(x0: x0 - 10, y0: sy - 10, x1: x1 + 16, y1: sy + 10)
+        }
+        // The true tip-up 1 mm past the end (≈ 4 px here) is reached.
+        let (end, last) = px(0.6 + 1.0 / 224, 0.79)
+        #expect(r.screen.inkNear(end, last, radius: 1), "the true tip-up was not reached")
+        // Every ink pixel on the screen lies in a stroke's own band.
+        #expect(r.screen.inkTotal == band, "\(r.screen.inkTotal - band) ink pixels outside the strokes' bands")
+        #expect(r.screen.inkCount(x0: 0, y0: 0, x1: 60, y1: 60) == 0)
+        #expect(r.screen.inkCount(x0: 1220, y0: 740, x1: 1280, y1: 800) == 0)
+    }
+
     @Test func eraserEndRemovesTheWholeStrokeItTouches() throws {
         let r = try replay("eraser")
         let (ax, ay) = px(0.3, 0.3), (bx, by) = px(0.3, 0.7)

@@ -18,6 +18,9 @@ private func journalPath(_ name: String) throws -> String {
     return path
 }
 
+/// One clock for a test's journals: times come back exactly as written.
+private let clock = ClockAnchor(wall: 1_790_000_000, mono: 100)
+
 private func fileSize(_ path: String) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 }
@@ -27,9 +30,9 @@ private func fileSize(_ path: String) -> Int {
         let (edits, strokes, screen) = try session("eraser")   // two strokes, one erased by the eraser end
         #expect(edits.count == 3)
         let path = try journalPath("restart")
-        try StrokeJournal(path: path).append(edits)
+        try StrokeJournal(path: path, clock: clock).append(edits)
 
-        let reopened = try StrokeJournal(path: path)
+        let reopened = try StrokeJournal(path: path, clock: clock)
         #expect(reopened.warning == nil)
         #expect(reopened.recovered == edits)
         var notebook = Notebook()
@@ -52,41 +55,96 @@ private func fileSize(_ path: String) -> Int {
     @Test func aTornTailIsCutNeverRefused() throws {
         let (edits, _, _) = try session("pressure")
         let path = try journalPath("torn")
-        try StrokeJournal(path: path).append(Array(edits.prefix(2)))
-        let whole = fileSize(path)
-        try StrokeJournal(path: path).append([edits[2]])
-        let full = fileSize(path)
+        let journal = try StrokeJournal(path: path, clock: clock)
+        try journal.append(Array(edits.prefix(2)))
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try journal.append([edits[2]])
+        let full = try Data(contentsOf: URL(fileURLWithPath: path))
         // A power cut at any byte of the last record: the first two strokes survive.
-        for cut in stride(from: whole + 1, to: full, by: max(1, (full - whole) / 37)) {
-            #expect(truncate(path, off_t(cut)) == 0)
-            let j = try StrokeJournal(path: path)
+        for cut in stride(from: whole.count + 1, to: full.count, by: max(1, (full.count - whole.count) / 37)) {
+            try full.prefix(cut).write(to: URL(fileURLWithPath: path))
+            let j = try StrokeJournal(path: path, clock: clock)
             #expect(j.recovered == Array(edits.prefix(2)), "cut at \(cut)")
             #expect(j.warning?.contains("torn") == true, "cut at \(cut): \(j.warning ?? "no warning")")
-            #expect(fileSize(path) == whole, "the damaged end is cut off")
-            try j.append([edits[2]])   // and the journal goes on
+            #expect(fileSize(path) == whole.count, "the damaged end is cut off")
         }
-        #expect(try StrokeJournal(path: path).recovered == edits)
+        try StrokeJournal(path: path, clock: clock).append([edits[2]])   // and the journal goes on
+        #expect(try StrokeJournal(path: path, clock: clock).recovered == edits)
     }
 
     @Test func aCorruptRecordEndsWhatIsKept() throws {
         let (edits, _, _) = try session("pressure")
         let path = try journalPath("corrupt")
-        try StrokeJournal(path: path).append(edits)
-        // Flip one byte inside the second record's payload.
+        try StrokeJournal(path: path, clock: clock).append(edits)
+        // Flip one byte inside the second stroke's payload (the first record is the session's clocks).
         let fd = open(path, O_RDWR)
         #expect(fd >= 0)
-        let header = StrokeJournal.magic.count
-        var length: UInt32 = 0
-        pread(fd, &length, 4, off_t(header))
+        var at = off_t(StrokeJournal.magic.count)
+        for _ in 0..<2 {
+            var length: UInt32 = 0
+            pread(fd, &length, 4, at)
+            at += 8 + off_t(length)
+        }
         var byte: UInt8 = 0
-        let target = off_t(header + 8 + Int(length) + 8 + 20)
+        let target = at + 8 + 20
         pread(fd, &byte, 1, target)
         byte ^= 0xff
         pwrite(fd, &byte, 1, target)
         close(fd)
-        let j = try StrokeJournal(path: path)
+        let j = try StrokeJournal(path: path, clock: clock)
         #expect(j.recovered == [edits[0]])
         #expect(j.warning?.contains("checksum") == true)
+    }
+
+    /// After a restart (here: a reboot, a day later) a stroke keeps its device, and its times
+    /// move onto the new boot's monotonic clock through the wall clock.
+    @Test func restoredStrokesKeepTheirDeviceAndTheirTimeOnTheNewClock() throws {
+        let (edits, strokes, _) = try session("pressure")
+        let path = try journalPath("clocks")
+        let before = ClockAnchor(wall: 1_790_000_000, mono: 9.0)   // sample times 10…12 s: just after
+        try StrokeJournal(path: path, clock: before).append(edits, deviceNames: [1: "Wacom Intuos5 touch M Pen"])
+        let after = ClockAnchor(wall: 1_790_086_400, mono: 30.0)  // a day later, 30 s after that boot
+        let j = try StrokeJournal(path: path, clock: after)
+        let restored = j.recovered.compactMap { if case .page(_, .added(let s)) = $0 { return s } else { return nil } }
+        #expect(restored.count == strokes.count)
+        for (r, s) in zip(restored, strokes) {
+            #expect(j.restoredDevices[r.source.device] == "Wacom Intuos5 touch M Pen")
+            #expect(r.source.isPen && r.source.device < 0, "restored ids never clash with live devices")
+            for (a, b) in zip(r.samples, s.samples) {
+                // On the new clock the sample lies a day (less the new boot's 30 s) in the past.
+                #expect(abs(a.time - (b.time - 9.0 - 86_400 + 30.0)) < 1e-6)
+            }
+        }
+        // The time between samples is kept to the microsecond: the InkML of a signature
+        // continued after the restart is consistent.
+        let gaps = { (s: Stroke) in zip(s.samples.dropFirst(), s.samples).map { $0.time - $1.time } }
+        for (r, s) in zip(restored, strokes) {
+            #expect(zip(gaps(r), gaps(s)).allSatisfy { abs($0 - $1) < 1e-6 })
+        }
+        // A later process appends under its own clocks; every part of the journal keeps its own.
+        let later = try StrokeJournal(path: path, clock: after)
+        try later.append([edits[0]], deviceNames: [:])
+        let again = try StrokeJournal(path: path, clock: after)
+        #expect(again.recovered.count == edits.count + 1)
+        if case .page(_, .added(let last)) = again.recovered.last {
+            #expect(last.samples.first?.time == strokes[0].samples.first?.time, "written and read on one clock: unchanged")
+        }
+    }
+
+    /// A record with a good checksum can still carry nonsense numbers: never a crash.
+    @Test func nonsenseNumbersInAWholeRecordAreDamageNotACrash() throws {
+        let (edits, _, _) = try session("pressure")
+        let path = try journalPath("nonsense")
+        try StrokeJournal(path: path, clock: clock).append(Array(edits.prefix(1)))
+        var entry = JournalEntry(edits[0])
+        entry.samples = [[1, 2, 0.5, 1, 0, 10, 1e300]]
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data(try StrokeJournal.records([entry])))
+        try file.close()
+        let j = try StrokeJournal(path: path, clock: clock)
+        #expect(j.recovered == Array(edits.prefix(1)))
+        #expect(j.warning?.contains("unreadable record") == true)
     }
 
     @Test func aFileThatIsNotAJournalIsMovedAsideAndANewOneStarted() throws {
@@ -103,8 +161,8 @@ private func fileSize(_ path: String) -> Int {
         let journalled: [NotebookEdit] = [.page(0, .added(strokes[0])), .addPage, .page(1, .added(strokes[1])),
                                           .page(1, .added(strokes[2])), .page(1, .undo), .turn(to: 0)]
         let path = try journalPath("pages")
-        try StrokeJournal(path: path).append(journalled)
-        let j = try StrokeJournal(path: path)
+        try StrokeJournal(path: path, clock: clock).append(journalled)
+        let j = try StrokeJournal(path: path, clock: clock)
         #expect(j.recovered == journalled)
         var notebook = Notebook()
         notebook.restore(j.recovered)

@@ -135,10 +135,12 @@ class Recorder:
         self.tool, self.serial = tool, serial
         self.now += self.pen_dt
 
-    def prox_out(self, **override):
+    def prox_out(self, tip_down=False, **override):
         """Proximity out at the current state; `override` replaces axis
-        values in the event only (e.g. x=0, y=0 like some drivers send)."""
-        assert self.in_prox and not self.tip
+        values in the event only (e.g. x=0, y=0 like some drivers send).
+        tip_down: the pen leaves while the tip is still down (no tip-up)."""
+        assert self.in_prox and (tip_down or not self.tip)
+        self.tip = False
         self.emit(self.pen_dev, "proximity", **{"in": False, "tool": self.tool,
                                                 "serial": self.serial},
                   **self.axes(**override))
@@ -152,11 +154,13 @@ class Recorder:
         self.emit(self.pen_dev, "tip", down=True, **self.axes())
         self.now += self.pen_dt
 
-    def tip_up(self, distance=0.02):
+    def tip_up(self, distance=0.02, **override):
+        """Tip up at the current state; `override` replaces axis values in
+        the event only (a controller's glitch on release: 0,0 or the maximum)."""
         assert self.tip
         self._set(pressure=0.0, distance=distance)
         self.tip = False
-        self.emit(self.pen_dev, "tip", down=False, **self.axes())
+        self.emit(self.pen_dev, "tip", down=False, **self.axes(**override))
         self.now += self.pen_dt
 
     # ---- hovering --------------------------------------------------------
@@ -470,6 +474,32 @@ def rec_stray():
     return r
 
 
+def rec_tipup_glitch():
+    """Five strokes left to right, each ending differently: a tip-up reported at 0,0, one
+    20 mm below the stroke's end, one at the axis maximum, a proximity-out at 0,0 with the
+    tip still down, and a true tip-up 1 mm past the last sample (the stroke reaches it)."""
+    r = Recorder([TABLET])
+    mm_x, mm_y = 1 / TABLET["widthMM"], 1 / TABLET["heightMM"]
+    endings = [lambda y: dict(x=0.0, y=0.0),
+               lambda y: dict(y=_r5(y + 20 * mm_y)),
+               lambda y: dict(x=1.0, y=1.0),
+               None,
+               lambda y: dict(x=_r5(0.6 + 1 * mm_x))]
+    for i, ending in enumerate(endings):
+        y = 0.15 + 0.16 * i
+        r.approach(0.3, y)
+        r.tip_down(0.5)
+        for x, yy in line((0.3, y), (0.6, y), 0.3)[1:]:
+            r.pen_axis(x=x, y=yy, pressure=0.5, distance=0.0)
+        if ending is None:
+            r.prox_out(tip_down=True, x=0.0, y=0.0)
+        else:
+            r.tip_up(**ending(y))
+            r.prox_out()
+        r.wait(0.3)
+    return r
+
+
 def rec_pad():
     r = Recorder([TABLET, PAD])
     r.pen_stroke(line((0.2, 0.3), (0.8, 0.3), 0.6))
@@ -495,6 +525,7 @@ RECORDINGS = {
     "finger-after-pen.inklog": rec_finger_after_pen,
     "stray.inklog": rec_stray,
     "pad.inklog": rec_pad,
+    "tipup-glitch.inklog": rec_tipup_glitch,
 }
 
 

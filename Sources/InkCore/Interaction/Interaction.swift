@@ -29,6 +29,8 @@ public struct Interaction: Sendable {
         var axes: Axes?
         var clicks = ButtonClicks()
         var strokeSamples = 0
+        /// The stroke's last sample: its axes and kernel time (a tip-up is judged against it).
+        var lastSample: (axes: Axes, time: Double)?
         /// The tip went down on a control: it presses until it lifts.
         var pressing = false
         /// Index of a stroke sample whose pressure is still an estimate.
@@ -170,16 +172,18 @@ public struct Interaction: Sendable {
             pen.clicks.spoilHeldButtons()
             pen.strokeSamples = 0
             pen.pendingPressureIndex = nil
+            pen.lastSample = nil
             let brush = settings.brush(effectiveTool(pen))
             if let s = penSample(id, &pen, axes, time) {
                 intents.append(.beginStroke(.pen(device: id), brush, s))
             }
             pens[id] = pen
         } else if !isDown && pen.tipDown {
-            // libinput smooths tablet positions, so the tip-up event carries where the pen
-            // really left the surface: the stroke reaches it, at the last pressure (the tip-up
-            // pressure of 0 is the lift, not ink).
-            if let last = pen.axes, var s = sample(id, axes, time), let previous = sample(id, last, time),
+            // The tip-up may carry where the pen left the surface; the stroke reaches it, at the
+            // last pressure (the tip-up's pressure of 0 is the lift, not ink), only if the pen
+            // could have got there: controllers report 0,0 or the axis maximum on release.
+            if let last = pen.lastSample, reachable(id, from: last, to: axes, at: time),
+               var s = sample(id, axes, time), let previous = sample(id, last.axes, last.time),
                s.location.distance(to: previous.location) > 0.5 {
                 s.pressure = previous.pressure
                 intents.append(.appendSample(.pen(device: id), s))
@@ -277,6 +281,7 @@ public struct Interaction: Sendable {
     /// estimate that the next real pressure replaces.
     private func penSample(_ id: Int, _ pen: inout PenState, _ axes: Axes, _ time: Double) -> Sample? {
         guard var s = sample(id, axes, time) else { return nil }
+        pen.lastSample = (axes, time)
         if let p = axes.pressure, p == 0 {
             s.pressure = Self.fallbackPressure
             s.estimated.insert(.pressure)
@@ -289,6 +294,13 @@ public struct Interaction: Sendable {
     }
 
     static let fallbackPressure = 0.5
+
+    /// Whether the pen could have moved from its last sample to `axes` by `time` (device millimetres).
+    private func reachable(_ id: Int, from last: (axes: Axes, time: Double), to axes: Axes, at time: Double) -> Bool {
+        guard let d = devices[id] else { return false }
+        let mm = Point((axes.x - last.axes.x) * d.widthMM, (axes.y - last.axes.y) * d.heightMM).distance(to: .zero)
+        return settings.tipUp.reaches(distanceMM: mm, elapsed: time - last.time)
+    }
 
     /// A sample from a tablet tool's axes; axes the tool lacks become marked estimates.
     private func sample(_ id: Int, _ axes: Axes, _ time: Double) -> Sample? {

@@ -26,6 +26,8 @@ public struct InteractionSettings: Sendable, Equatable {
     public var penOnlyAfterPen: Double = 300
     /// A second finger this soon after the first means a gesture: the finger stroke is cancelled.
     public var secondFingerCancelWindow = 0.25
+    /// How far a tip-up's position may be from the stroke's last sample and still end it there.
+    public var tipUp = TipUpReach()
     /// Hover preview: fully opaque up to `fade`, invisible at `maxZ` (normalised distance).
     public var hover = HoverFade()
     /// Settings for particular devices, matched by name; the first match wins.
@@ -36,6 +38,25 @@ public struct InteractionSettings: Sendable, Equatable {
     public func brush(_ tool: ToolKind) -> Brush { brushes[tool] ?? .standard(tool) }
     public func device(named name: String) -> DeviceSettings? { devices.first { $0.matches(name) } }
     public func binding(_ button: Int) -> ButtonBinding { buttons[button] ?? ButtonBinding(click: .ignore) }
+}
+
+/// Pens and controllers glitch on release: a tip-up may report 0,0, the axis maximum or a
+/// stale place. The stroke reaches the tip-up's position only if the pen could have got there:
+/// no farther than `maxMM` on the device's surface, and no faster than `maxSpeed` since the
+/// stroke's last sample. Otherwise the stroke ends at its last sample.
+public struct TipUpReach: Sendable, Equatable {
+    /// Millimetres on the device; 0: a stroke never reaches past its last sample.
+    public var maxMM: Double = 3
+    /// Millimetres per second: a quick flick of the hand, well above handwriting (≈ 0.3 m/s).
+    public var maxSpeed: Double = 1500
+
+    public init(maxMM: Double = 3, maxSpeed: Double = 1500) { self.maxMM = maxMM; self.maxSpeed = maxSpeed }
+
+    /// Whether a tip-up `distanceMM` from the last sample, `elapsed` seconds after it, is a place the pen reached.
+    public func reaches(distanceMM: Double, elapsed: Double) -> Bool {
+        guard distanceMM.isFinite, elapsed.isFinite else { return false }
+        return distanceMM <= maxMM && distanceMM <= maxSpeed * max(elapsed, 0)
+    }
 }
 
 /// The hover preview's opacity from the pen's distance: 1 − max(z − fade, 0) / (maxZ − fade).

@@ -51,11 +51,12 @@ public struct KioskConfig: Sendable {
             c.allowVTSwitch = r.bool("allow_vt_switch", in: t, at: "display")
         }
         if let t = r.table("input", in: root, at: "") {
-            r.only(["seat", "pen_only_after_pen", "second_finger_cancel", "left_handed"], in: t, at: "input")
+            r.only(["seat", "pen_only_after_pen", "second_finger_cancel", "left_handed", "tip_up_reach_mm"], in: t, at: "input")
             c.seat = r.string("seat", in: t, at: "input")
             c.ink.penOnlyAfterPen = r.number("pen_only_after_pen", in: t, at: "input", 0...86_400)
             c.ink.secondFingerCancel = r.number("second_finger_cancel", in: t, at: "input", 0...2)
             c.ink.leftHanded = r.bool("left_handed", in: t, at: "input")
+            c.ink.tipUpReachMM = r.number("tip_up_reach_mm", in: t, at: "input", 0...20)
         }
         if let v = root["device"] {
             if let devices = v.array {
@@ -186,6 +187,7 @@ public struct InkSettingsPatch: Sendable {
     public var leftHanded: Bool?
     public var penOnlyAfterPen: Double?
     public var secondFingerCancel: Double?
+    public var tipUpReachMM: Double?
     public var brushes: [ToolKind: Brush] = [:]
     public var stylus: PreferredAction?
     public var stylus2: PreferredAction?
@@ -207,6 +209,7 @@ public struct InkSettingsPatch: Sendable {
         if let leftHanded { s.leftHanded = leftHanded }
         if let penOnlyAfterPen { s.penOnlyAfterPen = penOnlyAfterPen }
         if let secondFingerCancel { s.secondFingerCancelWindow = secondFingerCancel }
+        if let tipUpReachMM { s.tipUp.maxMM = tipUpReachMM }
         for (tool, brush) in brushes { s.brushes[tool] = brush }
         if let pressureCurve { for (tool, b) in s.brushes { var b = b; b.pressureCurve = pressureCurve; s.brushes[tool] = b } }
         let holds = holdEraser ?? (s.buttons.first { $0.value.holdErases }.map { $0.key == ButtonCode.stylus ? .stylus : .stylus2 } ?? .none)

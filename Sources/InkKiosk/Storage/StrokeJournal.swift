@@ -10,27 +10,38 @@ import InkCore
 /// 4-byte CRC-32 of the payload, the payload (one JSON edit). A crash, `kill -9` or power cut
 /// can leave a torn or corrupt tail: opening the journal keeps every whole record before it,
 /// cuts the rest off, and says so; it never refuses to start.
+///
+/// Restored strokes keep their device (by name) and their times, brought onto this boot's
+/// monotonic clock through the wall clock each process records once, in a `session` record.
 public final class StrokeJournal {
     public let path: String
     private let fd: Int32
     /// What opening found: the edits to restore, and what was cut off (if anything).
     public let recovered: [NotebookEdit]
     public let warning: String?
+    /// The devices restored strokes were drawn with, by the (negative) ids their strokes carry.
+    public let restoredDevices: [Int: String]
+    /// This process's clocks, written before its first edit.
+    private let clock: ClockAnchor
+    private var sessionWritten = false
 
     static let magic = Array("INKJOURNAL 1\n".utf8)
     static let maxRecord = 64 << 20
 
-    public init(path: String) throws {
+    public init(path: String, clock: ClockAnchor = .now()) throws {
         self.path = path
-        (fd, recovered, warning) = try Self.open(path)
+        self.clock = clock
+        var context = RestoreContext(reader: clock)
+        (fd, recovered, warning) = try Self.open(path, &context)
+        restoredDevices = context.deviceNames
     }
 
     /// Opens (or creates) the journal and recovers what it holds; a damaged end is cut off.
-    private static func open(_ path: String) throws -> (Int32, [NotebookEdit], String?) {
+    private static func open(_ path: String, _ context: inout RestoreContext) throws -> (Int32, [NotebookEdit], String?) {
         var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError.errno("cannot open the journal \(path)") }
         let data = readAll(fd)
-        let (edits, goodLength, problem) = parse(data)
+        let (edits, goodLength, problem) = parse(data, &context)
         var warning: String?
         if let problem {
             warning = "\(path): \(problem); kept \(edits.count) edits, cut \(data.count - goodLength) bytes"
@@ -59,15 +70,12 @@ public final class StrokeJournal {
 
     /// Appends the edits and syncs them to disk. On failure (disk full, read-only) nothing
     /// half-written stays behind and the error says so; the caller keeps drawing.
-    public func append(_ edits: [NotebookEdit]) throws {
+    /// `deviceNames` names the devices of the strokes' sources.
+    public func append(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) throws {
         guard !edits.isEmpty else { return }
-        var bytes: [UInt8] = []
-        let encoder = JSONEncoder()
-        for edit in edits {
-            let payload = Array(try encoder.encode(JournalEntry(edit)))
-            let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
-            bytes += Self.le(UInt32(payload.count)) + Self.le(crc) + payload
-        }
+        var entries = edits.map { JournalEntry($0, deviceName: { deviceNames[$0] }) }
+        if !sessionWritten { entries.insert(JournalEntry(session: clock), at: 0) }
+        let bytes = try Self.records(entries)
         let start = lseek(fd, 0, SEEK_END)
         do {
             try DurableFile.writeAll(fd, bytes, path)
@@ -76,6 +84,7 @@ public final class StrokeJournal {
             if start >= 0 { _ = ftruncate(fd, start) }   // leave no torn record behind
             throw error
         }
+        sessionWritten = true
     }
 
     /// Forgets everything (a signature was handed over or abandoned: it must not come back,
@@ -84,11 +93,24 @@ public final class StrokeJournal {
         guard ftruncate(fd, off_t(Self.magic.count)) == 0, fsync(fd) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
             throw StorageError.errno("cannot empty the journal \(path)")
         }
+        sessionWritten = false
     }
 
     // MARK: file format
 
-    static func parse(_ data: [UInt8]) -> (edits: [NotebookEdit], goodLength: Int, problem: String?) {
+    /// Checked records: length, CRC-32, JSON payload.
+    static func records(_ entries: [JournalEntry]) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        let encoder = JSONEncoder()
+        for entry in entries {
+            let payload = Array(try encoder.encode(entry))
+            let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+            bytes += le(UInt32(payload.count)) + le(crc) + payload
+        }
+        return bytes
+    }
+
+    static func parse(_ data: [UInt8], _ context: inout RestoreContext) -> (edits: [NotebookEdit], goodLength: Int, problem: String?) {
         guard data.count >= magic.count, Array(data[0..<magic.count]) == magic else {
             return ([], 0, data.isEmpty ? nil : "not an inkkiosk journal (bad header)")
         }
@@ -102,10 +124,16 @@ public final class StrokeJournal {
             let payload = Array(data[(at + 8)..<(at + 8 + length)])
             let actual = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
             guard actual == crc else { return (edits, at, "checksum mismatch at byte \(at)") }
-            guard let entry = try? decoder.decode(JournalEntry.self, from: Data(payload)), let edit = entry.edit else {
+            guard let entry = try? decoder.decode(JournalEntry.self, from: Data(payload)) else {
                 return (edits, at, "unreadable record at byte \(at)")
             }
-            edits.append(edit)
+            if entry.op == "session" {
+                guard let clock = entry.session else { return (edits, at, "unreadable session record at byte \(at)") }
+                context.writer = clock
+            } else {
+                guard let edit = entry.edit(&context) else { return (edits, at, "unreadable record at byte \(at)") }
+                edits.append(edit)
+            }
             at += 8 + length
         }
         return (edits, at, nil)
