@@ -48,6 +48,7 @@ let package = Package(
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
+        .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkKiosk"]),
     ]
 )

@@ -18,6 +18,8 @@
 #      board needs no Swift toolchain; /usr/local/bin/inkkiosk is a symlink to it
 #   2. config/inkkiosk.toml (or the profile) -> /etc/inkkiosk/inkkiosk.toml, only if there is none yet
 #   3. deploy/udev/*.rules -> /etc/udev/rules.d/ (and udev reloads them);
+#      deploy/libinput/local-overrides.quirks -> /etc/libinput/ (libinput does not average the
+#      pen's positions; an existing file keeps its content and gets our section appended, once);
 #      deploy/sysctl.d/50-inkkiosk.conf -> /etc/sysctl.d/ (kernel.sysrq = 0; applied now on a
 #      live system, at every boot by systemd-sysctl)
 #   4. the system user `inkkiosk` in the groups input, video, tty
@@ -67,10 +69,17 @@ run() {  # prints the command, runs it unless --dry-run
     printf '+'; printf ' %q' "$@"; printf '\n'
     ((DRY)) || "$@"
 }
+append() {  # like run, for `cat SRC >> DST`: a blank line between, and a newline first if DST lacks its last
+    printf '+ cat %q >> %q\n' "$1" "$2"
+    ((DRY)) && return 0
+    [[ -z $(tail -c 1 "$2") ]] || echo >>"$2"
+    { echo; cat "$1"; } >>"$2"
+}
 
 [[ -x $BIN ]] || die "$BIN is not an executable (build it: swift build -c release)"
 [[ -f $REPO/config/$PROFILE.toml ]] || die "no profile config/$PROFILE.toml (signature or classroom)"
-for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf"; do
+for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf" \
+         "$HERE/libinput/local-overrides.quirks"; do
     [[ -f $f ]] || die "$f is missing"
 done
 if ((!DRY)) && [[ $(id -u) -ne 0 ]]; then
@@ -118,6 +127,25 @@ done
 if ((LIVE)) && udevadm control --ping >/dev/null 2>&1; then
     run udevadm control --reload
     run udevadm trigger --subsystem-match=input --action=change
+fi
+
+# libinput quirk: no smoothing of tablet positions. libinput reads local-overrides.quirks after its
+# own files, so ours wins; a board's existing overrides stay and ours is appended after them.
+QUIRKS=$HERE/libinput/local-overrides.quirks
+QUIRKS_SECTION=$(grep -m1 '^\[' "$QUIRKS")
+if [[ ! -e $R/etc/libinput/local-overrides.quirks ]]; then
+    run install -D -m 0644 "$QUIRKS" "$R/etc/libinput/local-overrides.quirks"
+    quirks_changed=1
+elif grep -qxF "$QUIRKS_SECTION" "$R/etc/libinput/local-overrides.quirks"; then
+    say "/etc/libinput/local-overrides.quirks already has $QUIRKS_SECTION: kept"
+    quirks_changed=0
+else
+    say "/etc/libinput/local-overrides.quirks exists: appending $QUIRKS_SECTION to it"
+    append "$QUIRKS" "$R/etc/libinput/local-overrides.quirks"
+    quirks_changed=1
+fi
+if ((LIVE && quirks_changed)); then
+    say "libinput reads quirks when it starts: a kiosk running now sees this after systemctl restart inkkiosk"
 fi
 
 # SysRq off (the kiosk holds its keyboards exclusively while it runs; this covers boot and restarts)

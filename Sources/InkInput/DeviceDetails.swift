@@ -16,12 +16,15 @@ public struct DeviceDetails: Sendable {
     public var padButtons: Int?
     public var padRings: Int?
     public var padStrips: Int?
+    /// Tablets: whether libinput averages the pen's positions, and which quirk line decided.
+    public var smoothing: TabletSmoothing?
 }
 
 extension LibinputSeat {
     /// Every device on the seat with its capabilities, read from libinput and the kernel (sysfs).
     public func details() -> [DeviceDetails] {
-        deviceHandles.map { id, device in
+        let quirks = LibinputQuirks.installed()
+        return deviceHandles.map { id, device in
             let sysname = String(cString: libinput_device_get_sysname(device))
             let abs = Self.bits("/sys/class/input/\(sysname)/device/capabilities/abs")
             let key = Self.bits("/sys/class/input/\(sysname)/device/capabilities/key")
@@ -37,6 +40,7 @@ extension LibinputSeat {
                 let buttons: [(Int, String)] = [(0x14b, "stylus (BTN_STYLUS)"), (0x14c, "stylus2 (BTN_STYLUS2)"),
                                                 (0x149, "stylus3 (BTN_STYLUS3)"), (0x141, "eraser end (BTN_TOOL_RUBBER)")]
                 d.buttons = buttons.filter { key.contains($0.0) }.map(\.1)
+                d.smoothing = quirks.tabletSmoothing(for: Self.identity(of: device, sysname: sysname, name: d.info.name))
             case .touch:
                 d.touchSlots = Int(libinput_device_touch_get_touch_count(device))
             case .pad:
@@ -46,6 +50,28 @@ extension LibinputSeat {
             }
             return d
         }
+    }
+
+    /// The device as libinput's quirks match it: ids from sysfs, classes from udev, and the machine.
+    static func identity(of device: OpaquePointer, sysname: String, name: String) -> DeviceIdentity {
+        let sys = "/sys/class/input/\(sysname)/device"
+        func id(_ file: String) -> UInt16 { SmallFile.text("\(sys)/id/\(file)").flatMap { UInt16($0, radix: 16) } ?? 0 }
+        var types = Set<UdevInputType>()
+        if let udevDevice = libinput_device_get_udev_device(device) {
+            defer { udev_device_unref(udevDevice) }
+            for type in UdevInputType.allCases {
+                if let value = udev_device_get_property_value(udevDevice, type.udevProperty), String(cString: value) != "0" {
+                    types.insert(type)
+                }
+            }
+        }
+        // compatible holds several NUL-terminated names, most specific first; libinput matches the first.
+        let compatible = SmallFile.text("/sys/firmware/devicetree/base/compatible")?
+            .split(separator: "\0", omittingEmptySubsequences: true).first.map(String.init)
+        return DeviceIdentity(name: name, uniq: SmallFile.text("\(sys)/uniq"),
+                              bus: id("bustype"), vendor: id("vendor"), product: id("product"), version: id("version"),
+                              udevTypes: types, dmiModalias: SmallFile.text("/sys/class/dmi/id/modalias"),
+                              deviceTreeCompatible: compatible)
     }
 
     /// The set bits of a sysfs capability mask ("1 0 3000003": 64-bit words, most significant first).

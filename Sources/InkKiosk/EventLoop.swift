@@ -43,15 +43,17 @@ final class EventLoop {
         }
     }
 
-    /// Waits for and runs ready handlers once; `timeout` in ms (-1: forever).
-    func runOnce(timeout: Int32 = -1) throws {
+    /// Waits for and runs ready handlers once; `timeout` in ms (-1: forever). Returns how many ran.
+    @discardableResult
+    func runOnce(timeout: Int32 = -1) throws -> Int {
         var events = [epoll_event](repeating: epoll_event(), count: 8)
         let n = epoll_wait(epoll, &events, Int32(events.count), timeout)
         if n < 0 {
-            if errno == EINTR { return }
+            if errno == EINTR { return 0 }
             throw KioskError.errno("epoll_wait")
         }
         for i in 0..<Int(n) { handlers[events[i].data.fd]?() }
+        return Int(n)
     }
 }
 

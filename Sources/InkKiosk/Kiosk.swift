@@ -64,6 +64,12 @@ public final class Kiosk {
     private let startedAt = monotonicNow()
     private var firstFrameShown = false
     private var serviceKeys: ServiceKeyWatcher?
+    /// systemd's notify socket: ready, watchdog pings, status lines (nil when not under systemd).
+    private lazy var notifier = ServiceNotifier(log: log)
+    private var idleStatus = IdleStatus()
+    /// The kernel time of the newest input handled, and frames drawn: what the status reports.
+    private var newestInput = 0.0
+    private var framesDrawn = 0
     /// Where status lines go (stderr, the journal under systemd); the screen shows only what a user needs.
     private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
 
@@ -142,12 +148,15 @@ public final class Kiosk {
         display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
         try loop.watch(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [unowned self] signal in handle(signal) }
         if let fd = screen.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
+        if let interval = notifier?.watchdogInterval { log(String(format: "systemd watchdog: %.1f s", interval)) }
         readInput()
         try drawIfDue()
         while running {
-            try loop.runOnce()
+            let handled = try loop.runOnce(timeout: nextWake())
             try drawIfDue()
+            tick(handled: handled)
         }
+        notifier?.send(["STOPPING=1"])
         try finish()
     }
 
@@ -166,7 +175,9 @@ public final class Kiosk {
                 recorder?.record(event)
                 pipeline.handle(event)
                 if oldestUnrendered == nil { oldestUnrendered = event.time }
-            case .key(let code, let pressed, _):   // keys are not ink: not recorded
+                newestInput = max(newestInput, event.time)
+            case .key(let code, let pressed, let time):   // keys are not ink: not recorded
+                newestInput = max(newestInput, time)
                 if serviceKeys?.key(code, pressed: pressed) == true {
                     log("service keys held: stopping (exit status \(Self.serviceExitStatus))")
                     stoppedByServiceKeys = true
@@ -217,10 +228,43 @@ public final class Kiosk {
         let report = try pipeline.renderFrame()
         latency.frame(oldestEvent: oldestUnrendered, flipRequested: monotonicNow(), render: report.renderSeconds)
         oldestUnrendered = nil
+        framesDrawn += 1
+        idleStatus.activity(at: monotonicNow())   // a mode set has no flip event to wake the loop
         if !firstFrameShown {
             firstFrameShown = true
             log(String(format: "first frame on screen %.0f ms after start", (monotonicNow() - startedAt) * 1000))
+            notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         }
+    }
+
+    /// How long the loop may sleep: until the watchdog's next ping or the idle status is due.
+    private func nextWake() -> Int32 {
+        let now = monotonicNow()
+        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now)].compactMap { $0 }
+        guard let soonest = waits.min() else { return -1 }
+        return Int32(min((soonest * 1000).rounded(.up), 60_000))
+    }
+
+    /// After every turn of the loop: the watchdog ping (from the loop itself, so a hung loop
+    /// stops pinging), and a status line once the screen has caught up with the input.
+    private func tick(handled: Int) {
+        let now = monotonicNow()
+        if handled > 0 { idleStatus.activity(at: now) }
+        notifier?.pingIfDue(now: now)
+        guard idleStatus.takeDue(now: now) else { return }
+        if pipeline.needsFrame || display.flipPending {
+            idleStatus.activity(at: now)   // not caught up yet: ask again after the next quiet moment
+        } else {
+            notifier?.send(["STATUS=\(status("Idle"))"])
+        }
+    }
+
+    /// One line for `systemctl status`; "input to T" is the kernel time of the newest input on screen.
+    private func status(_ state: String) -> String {
+        let n = pipeline.notebook
+        return "\(state): \(pipeline.document.strokes.count) strokes on page \(n.current + 1) of \(n.count); "
+            + "\(framesDrawn) frames; input to \(String(format: "%.6f", newestInput)) s on screen"
+            + (storageProblem.map { "; cannot save: \($0)" } ?? "")
     }
 
     private func handle(_ signal: Int32) {

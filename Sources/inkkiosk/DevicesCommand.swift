@@ -24,10 +24,12 @@ struct DevicesCommand: ParsableCommand {
                       + (d.sizeKnown ? "\(fmt(i.widthMM))x\(fmt(i.heightMM)) mm" : "size unknown"))
                 if !d.axes.isEmpty { print("       axes: \(d.axes.joined(separator: ", "))") }
                 if !d.buttons.isEmpty { print("       buttons: \(d.buttons.joined(separator: ", "))") }
+                if let smoothing = d.smoothing { print("       smoothing: \(smoothing)") }
                 if let n = d.touchSlots { print("       touch slots: \(n < 0 ? "unknown" : String(n))") }
                 if let n = d.padButtons { print("       pad buttons: \(n), rings: \(d.padRings ?? 0), strips: \(d.padStrips ?? 0)") }
             }
-            let ignored = s.messages.filter { $0.contains("gnor") || $0.contains("missing") }
+            // "quirks": libinput's own word when a quirks file has an error and it loaded none.
+            let ignored = s.messages.filter { $0.contains("gnor") || $0.contains("missing") || $0.contains("quirks") }
             if !ignored.isEmpty {
                 print("  libinput ignored or complained about:")
                 for m in ignored { print("    \(m)") }

@@ -82,7 +82,59 @@ def compare(a, b):
     return diff_max, differing / (W * H)
 
 
+def coverage(im, points, radius=2.5):
+    """The share of points (screen pixels, continuous) with an ink pixel within `radius`:
+    the distance from the point to the nearest part of the pixel's square."""
+    r = int(radius) + 2
+    hit = 0
+    for x, y in points:
+        found = False
+        for py in range(int(y) - r, int(y) + r + 1):
+            for qx in range(int(x) - r, int(x) + r + 1):
+                if not (0 <= qx < W and 0 <= py < H) or darkness(im, qx, py) <= 0.25:
+                    continue
+                dx = max(qx - x, 0, x - (qx + 1))
+                dy = max(py - y, 0, y - (py + 1))
+                if dx * dx + dy * dy <= radius * radius:
+                    found = True
+                    break
+            if found:
+                break
+        hit += found
+    return hit / max(len(points), 1)
+
+
+def check_smoothing():
+    """Ink within 2.5 px of the pen's own positions, with libinput's smoothing on (its
+    default) and off (deploy/libinput's quirk): the figure with the quirk must be >= 97 %."""
+    path = os.path.join(WORK, "smoothing-path.json")
+    if not os.path.exists(path):
+        check(False, "the smoothing session left its pen path", path)
+        return
+    data = json.load(open(path))
+    mx, my = data["max"]
+    # libinput's normalised position: (raw - min) / (max - min + 1); the tablet's 1.6 aspect is the screen's.
+    points = [(x / (mx + 1) * W, y / (my + 1) * H) for stroke in data["strokes"] for x, y in stroke]
+    figures = {}
+    for label in ("default", "quirk"):
+        im, p = shot(f"smoothing-{label}")
+        if im:
+            figures[label] = coverage(im, points)
+    listing = {label: open(os.path.join(WORK, f"devices-smoothing-{label}.txt")).read()
+               for label in ("default", "quirk") if os.path.exists(os.path.join(WORK, f"devices-smoothing-{label}.txt"))}
+    check("smoothing: on" in listing.get("default", "") and "smoothing: off" in listing.get("quirk", ""),
+          "`inkkiosk devices` says whether libinput smooths the pen (on by default, off with the quirk)",
+          os.path.join(WORK, "devices-smoothing-quirk.txt"))
+    if "quirk" in figures and "default" in figures:
+        print(f"figure: ink within 2.5 px of the pen's positions ({len(points)} samples at 100 Hz, zig-zag and loops): "
+              f"{figures['quirk'] * 100:.1f} % with the quirk (smoothing off), {figures['default'] * 100:.1f} % with libinput's default smoothing")
+        check(figures["quirk"] >= 0.97, f"with the quirk, ink lies within 2.5 px of {figures['quirk'] * 100:.1f} % "
+              f"of the pen's positions (>= 97 %)", shot("smoothing-quirk")[1])
+
+
 def main():
+    check_smoothing()
+
     # --- `inkkiosk devices` on the VM ----------------------------------------------------
     path = os.path.join(WORK, "devices.txt")
     listing = open(path).read() if os.path.exists(path) else ""

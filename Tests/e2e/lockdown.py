@@ -193,7 +193,7 @@ def session_lockdown(binary, pen):
             found["service_exit_status"] = None
             kiosk.proc.kill()
             kiosk.proc.wait()
-        kiosk.log.close()
+        kiosk.gone()
         found["console_mode_after"] = s.console_mode()
         s.shot("lockdown-service-exit")
         found["log"] = open(kiosk.log_path).read()

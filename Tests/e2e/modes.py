@@ -84,13 +84,6 @@ def session_config(profile, name, extra=""):
     return path
 
 
-def wait_first_frame(kiosk, timeout=20):
-    """The kiosk logs its first frame; screenshots before it would show the console."""
-    deadline = time.time() + timeout
-    while time.time() < deadline and "first frame on screen" not in open(kiosk.log_path).read():
-        time.sleep(0.1)
-
-
 def curl(name, *args):
     """A real HTTP client against the kiosk; the response goes to WORK/api-NAME.json."""
     out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *args],
@@ -113,23 +106,24 @@ def signature_session(binary, pen, touch):
     # The profile ships with the API off; the host-driven kiosk turns it on with a flag.
     kiosk = Kiosk(binary, "session5", "--config", config, "--api", "127.0.0.1:7300")
     buttons = signature_buttons(14, hosted=True)
-    wait_first_frame(kiosk)
     shot("signature-idle")
+    frames = kiosk.wait_idle()
     code, status = curl("start", "-X", "POST", f"{API}/signatures", "-H", "Content-Type: application/json",
                         "-d", '{"prompt": "Sign for parcel 4711", "timeout": 120}')
     ident = (status or {}).get("id", "none")
     with open(os.path.join(WORK, "api-id.txt"), "w") as f:
         f.write(ident)
     curl("busy", "-X", "POST", f"{API}/signatures", "-d", "{}")
-    time.sleep(0.5)
-    shot("signature-request")
+    shot("signature-request", frames_above=frames)   # the request's prompt is drawn
     # Accept before signing is refused.
     touch.tap(*buttons["Accept"])
     shot("signature-refused")
     # The customer signs with the pen, and presses Accept with a finger.
+    time.sleep(0.1)   # a hand: at least 100 ms between a tap and the next stroke
     pen.stroke([(0.25 + 0.5 * i / 60, 0.55 - 0.12 * abs(((i % 20) - 10) / 10)) for i in range(61)], pressure=0.6)
     pen.out()
     shot("signature-signed")
+    time.sleep(0.1)
     touch.tap(*buttons["Accept"])
     curl("accepted", f"{API}/signatures/{ident}?wait=20")
     # The host may also fetch the files through the API (it need not share the kiosk's user).
@@ -137,12 +131,14 @@ def signature_session(binary, pen, touch):
                     f"{API}/signatures/{ident}/png"], check=False, timeout=60)
     shot("signature-accepted")
     # A request nobody signs times out and is cleared.
+    frames = kiosk.wait_idle()
     code, status = curl("start2", "-X", "POST", f"{API}/signatures", "-d", '{"timeout": 3}')
-    time.sleep(0.5)
+    kiosk.wait_idle(frames_above=frames, what="the second request on screen")
     pen.stroke(line(0.45, 0.3, 0.6, 30), pressure=0.6)
     pen.out()
+    frames = kiosk.wait_idle(what="the stroke before the time-out")
     curl("timedout", f"{API}/signatures/{(status or {}).get('id', 'none')}?wait=20")
-    shot("signature-timedout")
+    shot("signature-timedout", frames_above=frames)   # the time-out cleared the ink
     # The host cancels a request.
     code, status = curl("start3", "-X", "POST", f"{API}/signatures", "-d", "{}")
     curl("cancelled", "-X", "DELETE", f"{API}/signatures/{(status or {}).get('id', 'none')}")
@@ -153,30 +149,32 @@ def signature_session(binary, pen, touch):
 def classroom_session(binary, pen, touch):
     config = session_config("classroom.toml", "class")
     kiosk = Kiosk(binary, "session6", "--config", config)
-    wait_first_frame(kiosk)
     b = classroom_buttons()
+    hand = 0.1   # a hand needs at least 100 ms between a tap and the next stroke
     pen.stroke(line(0.5, 0.2, 0.8, 40), pressure=0.6)
     pen.out()
+    time.sleep(hand)
     touch.tap(*b["Highlighter"])
+    time.sleep(hand)
     pen.stroke(line(0.6, 0.2, 0.8, 40), pressure=0.6)
     pen.out()
+    time.sleep(hand)
     touch.tap(*b["Pen"])
     shot("classroom-page1")
     touch.tap(*b["New page"])
+    time.sleep(hand)
     pen.stroke(line(0.7, 0.2, 0.8, 40), pressure=0.6)
     pen.out()
     shot("classroom-page2")
-    kiosk.proc.kill()   # kill -9: no clean-up; the journal has every finished stroke
-    kiosk.proc.wait(timeout=10)
+    kiosk.killed()   # kill -9: no clean-up; the journal has every finished stroke
     say("session6: killed; restarting on the same journal")
     kiosk = Kiosk(binary, "session6-restart", "--config", config)
-    wait_first_frame(kiosk)
     shot("classroom-restored")
     b = classroom_buttons("2 / 2")
     touch.tap(*b["previous"])
     shot("classroom-restored-page1")
     touch.tap(*b["Save"])
-    time.sleep(1.0)
+    kiosk.wait_idle(what="the save")
     touch.tap(*b["Clear"])
     shot("classroom-confirm")
     kiosk.stop()
@@ -205,14 +203,14 @@ def random_kills_session(binary, pen, rounds=5, seed=4711):
             pen.stroke(line(rng.uniform(0.15, 0.85), 0.2, 0.8, 20), pressure=0.6)
             pen.out()
             finished += 1
+        # The kiosk has the finished strokes (and so has the journal) before the cut one starts.
+        kiosk.wait_idle(what="the finished strokes")
         pen.hover_in(0.2, 0.5, distance=0.1)
         pen.down(0.6)
         for x, y in line(0.5, 0.2, 0.8, 20)[1:rng.randint(2, 16)]:
             pen.move(x, y, pressure=0.6)
-        time.sleep(rng.uniform(0, 0.15))
-        kiosk.proc.kill()
-        kiosk.proc.wait(timeout=10)
-        kiosk.log.close()
+        time.sleep(rng.uniform(0, 0.15))   # a random moment of the stroke
+        kiosk.killed()
         pen.up()
         pen.out()
     with open(os.path.join(WORK, "random-kills.json"), "w") as f:
@@ -228,7 +226,6 @@ def disk_full_session(binary, pen):
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full], check=True)
     journal = os.path.join(full, "journal.inkj")
     kiosk = Kiosk(binary, "session8", "--journal", journal)
-    wait_first_frame(kiosk)
     filler = os.path.join(full, "filler")
     subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k"], capture_output=True)
     # 150 samples: its journal record spans more than the page the journal file already has.
@@ -239,11 +236,8 @@ def disk_full_session(binary, pen):
     pen.stroke(line(0.45, 0.2, 0.8, 30), pressure=0.6)
     pen.out()
     shot("disk-freed")
-    kiosk.proc.kill()
-    kiosk.proc.wait(timeout=10)
-    kiosk.log.close()
+    kiosk.killed()
     kiosk = Kiosk(binary, "session8-restart", "--journal", journal)
-    wait_first_frame(kiosk)
     shot("disk-restored")
     kiosk.stop()
     subprocess.run(["umount", full], check=False)

@@ -9,8 +9,13 @@ real binary on /dev/dri/card0, recording what it receives; the host checks the s
 afterwards (check.py). Every step waits a little so the (emulated, slow) guest can draw.
 """
 import fcntl
+import json
+import math
 import os
+import re
+import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -25,7 +30,6 @@ from uinput_devices import Device, Pad, Pen, Touch  # noqa: E402
 from evdev import AbsInfo, ecodes as e  # noqa: E402
 
 WORK = os.environ.get("IK_WORK", "/tmp")
-SETTLE = 0.6
 KDGETMODE = 0x4B3B
 VT_ACTIVATE, VT_WAITACTIVE = 0x5606, 0x5607
 
@@ -34,9 +38,61 @@ def say(msg):
     print(f"scenario: {msg}", flush=True)
 
 
-def shot(name):
-    time.sleep(SETTLE)
+def shot(name, frames_above=None):
+    """A QMP screendump of the VM's screen, once the running kiosk shows all input sent so far
+    (and, with frames_above, has drawn a frame after that count: a change a request caused)."""
+    if Kiosk.current is not None:
+        Kiosk.current.wait_idle(frames_above=frames_above, what=f"before screenshot {name}")
     subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-shot"), name], check=True)
+
+
+class Notifications:
+    """The kiosk's messages on systemd's notify socket (READY=1, STATUS=…, WATCHDOG=1), received
+    as a service manager receives them."""
+
+    STATUS = re.compile(r"^(\w+): .*?(\d+) frames; input to ([0-9.]+) s on screen")
+
+    def __init__(self, path):
+        if os.path.exists(path):
+            os.unlink(path)
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.messages = []
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._receive, daemon=True)
+        self.thread.start()
+
+    def _receive(self):
+        while True:
+            try:
+                data = self.sock.recv(4096)
+            except OSError:
+                return
+            fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
+            with self.changed:
+                self.messages.append(fields)
+                self.changed.notify_all()
+
+    def wait(self, accept, timeout, what):
+        """The first message `accept` takes (a dict of its fields), waiting up to `timeout` s."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        with self.changed:
+            while True:
+                for m in self.messages[seen:]:
+                    if accept(m):
+                        return m
+                seen = len(self.messages)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    last = self.messages[-3:]
+                    raise SystemExit(f"scenario: {what}: no such message from the kiosk in {timeout} s (last: {last})")
+                self.changed.wait(left)
+
+    def close(self):
+        self.sock.close()
+        os.unlink(self.path)
 
 
 def console_mode():
@@ -47,24 +103,11 @@ def console_mode():
 
 @contextmanager
 def hovering(pen, x, y, distance):
-    """A real pen keeps reporting while it hovers (libinput ends proximity after 50 ms of
-    silence): keep it reporting, with a little hand tremor, while the body runs."""
-    stop = threading.Event()
-
-    def report():
-        i = 0
-        while not stop.is_set():
-            pen.move(x + (0.0004 if i % 2 else 0), y, distance=distance)
-            i += 1
-
+    """The pen hovers still above (x, y) while the body runs. libinput fakes a proximity-out
+    after 50 ms of silence only until it has seen the pen leave by itself, which marker(pen)
+    shows it at the start of a session."""
     pen.hover_in(x, y, distance=distance)
-    worker = threading.Thread(target=report)
-    worker.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        worker.join()
+    yield
 
 
 def switch_vt(n, wait=True):
@@ -83,33 +126,69 @@ def switch_vt(n, wait=True):
 
 
 class Kiosk:
-    """`inkkiosk record` as a child process, ready once it has seen the devices."""
+    """`inkkiosk record` as a child process, ready once it has seen the devices and shown its
+    first frame. It gets a notify socket of its own, as under systemd."""
+
+    current = None
 
     def __init__(self, binary, session, *args, devices=3):
         self.session = session
         self.log_path = os.path.join(WORK, f"{session}.log")
         self.log = open(self.log_path, "w")
+        self.notifications = Notifications(os.path.join("/run", f"inkkiosk-notify-{session}"))
+        self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [binary, "record", os.path.join(WORK, f"{session}.inklog"),
              "--latency-stats", os.path.join(WORK, f"{session}-latency.json"), *args],
-            stdout=self.log, stderr=self.log)
-        deadline = time.time() + 30
-        while time.time() < deadline:
+            stdout=self.log, stderr=self.log, env=dict(os.environ, NOTIFY_SOCKET=self.notifications.path))
+        Kiosk.current = self
+        self.wait_log(lambda text: text.count("input device") >= devices, f"{devices} input devices")
+        self.ready = self.notifications.wait(lambda m: m.get("READY") == "1", 60, f"{session}: READY=1")
+        say(f"{session}: kiosk running (pid {self.proc.pid}): {self.ready.get('STATUS')}")
+
+    def wait_log(self, accept, what, timeout=60):
+        """Waits until the kiosk's log says what `accept` looks for."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             text = open(self.log_path).read()
-            if text.count("input device") >= devices:
-                break
+            if accept(text):
+                return text
             if self.proc.poll() is not None:
-                raise SystemExit(f"scenario: the kiosk exited early:\n{text}")
-            time.sleep(0.1)
-        else:
-            raise SystemExit(f"scenario: the kiosk did not report its devices:\n{open(self.log_path).read()}")
-        time.sleep(SETTLE)
-        say(f"{session}: kiosk running (pid {self.proc.pid})")
+                raise SystemExit(f"scenario: {self.session}: the kiosk exited while waiting for {what}:\n{text}")
+            time.sleep(0.05)
+        raise SystemExit(f"scenario: {self.session}: no {what} in the kiosk's log after {timeout} s:\n{open(self.log_path).read()}")
+
+    def wait_idle(self, frames_above=None, what="idle", timeout=90):
+        """Waits until the screen shows every report the uinput devices sent (if any was sent
+        while this kiosk ran) and, with frames_above, more frames than that; returns the frames."""
+        through = Device.last_report if Device.last_report > self.started else 0.0
+
+        def caught_up(m):
+            found = Notifications.STATUS.match(m.get("STATUS", ""))
+            return (found is not None and found.group(1) == "Idle" and float(found.group(3)) >= through
+                    and (frames_above is None or int(found.group(2)) > frames_above))
+        if self.proc.poll() is not None:
+            raise SystemExit(f"scenario: {self.session}: the kiosk is gone ({what}):\n{open(self.log_path).read()}")
+        m = self.notifications.wait(caught_up, timeout, f"{self.session}: {what}")
+        return int(Notifications.STATUS.match(m["STATUS"]).group(2))
+
+    def killed(self):
+        """kill -9: no clean-up at all."""
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+        self.gone()
+
+    def gone(self):
+        """The process has ended: no more waiting on it."""
+        self.log.close()
+        self.notifications.close()
+        if Kiosk.current is self:
+            Kiosk.current = None
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
         status = self.proc.wait(timeout=30)
-        self.log.close()
+        self.gone()
         mode = console_mode()
         with open(os.path.join(WORK, f"{self.session}-kdmode.txt"), "w") as f:
             f.write(f"{mode}\n")
@@ -117,6 +196,13 @@ class Kiosk:
         print(open(self.log_path).read(), flush=True)
         if status != 0:
             raise SystemExit(f"scenario: the kiosk exited with status {status}")
+
+
+def marker(pen):
+    """A neutral report after input this script did not send itself (libinput replay): the pen
+    comes near a corner and leaves; once the kiosk shows it, it shows everything before it."""
+    pen.hover_in(0.98, 0.02, distance=0.9)
+    pen.out()
 
 
 class ResistiveTouch(Device):
@@ -155,7 +241,7 @@ def session_three(binary):
     """The resistive controller: ignored by libinput as udev tags it, a touchscreen once the
     project's udev rule (deploy/udev) is installed; then it draws like a finger."""
     egalax = ResistiveTouch()
-    time.sleep(0.5)
+    subprocess.run(["udevadm", "settle"], check=True)
     devices_listing(binary, "devices-resistive-untagged.txt")
     rules = "/run/udev/rules.d"
     os.makedirs(rules, exist_ok=True)
@@ -172,6 +258,50 @@ def session_three(binary):
     egalax.destroy()
 
 
+QUIRKS = "/etc/libinput/local-overrides.quirks"
+
+
+def signature_path():
+    """A signature-like pen path at 100 Hz: a fast zig-zag with sharp turns, then small loops
+    (normalised positions; two strokes)."""
+    zigzag, x, y = [], 0.08, 0.25
+    for arm in range(12):
+        for _ in range(6):
+            x += 0.004
+            y += 0.02 if arm % 2 == 0 else -0.02
+            zigzag.append((x, y))
+    loops, r, advance = [], 0.032, 0.03
+    for i in range(8 * 14 + 1):
+        t = 2 * math.pi * i / 14
+        loops.append((0.1 + advance * t / (2 * math.pi) + r * 0.625 * math.sin(t), 0.65 - r * (1 - math.cos(t))))
+    return [zigzag, loops]
+
+
+def session_smoothing(binary, pen):
+    """libinput averages a tablet tool's last positions unless a quirk turns it off. The same
+    signature-like session without and with deploy/libinput's quirk; check.py measures how many
+    of the pen's own positions have ink within 2.5 px on each screen."""
+    if os.path.exists(QUIRKS):
+        os.remove(QUIRKS)
+    strokes = signature_path()
+    for label in ("default", "quirk"):
+        if label == "quirk":
+            os.makedirs(os.path.dirname(QUIRKS), exist_ok=True)
+            shutil.copy(os.path.join(ROOT, "deploy", "libinput", "local-overrides.quirks"), QUIRKS)
+        devices_listing(binary, f"devices-smoothing-{label}.txt")
+        kiosk = Kiosk(binary, f"smoothing-{label}", "--tool", "pen")
+        rate, pen.rate = pen.rate, 100.0
+        for points in strokes:
+            pen.stroke(points, pressure=0.3)
+            pen.out()
+        pen.rate = rate
+        shot(f"smoothing-{label}")
+        kiosk.stop()
+    raw = [[(pen._ux(x), pen._uy(y)) for x, y in points] for points in strokes]
+    with open(os.path.join(WORK, "smoothing-path.json"), "w") as f:
+        json.dump({"max": [pen.MAX_X, pen.MAX_Y], "strokes": raw}, f)
+
+
 def session_four(binary, pen):
     """Never lose ink: kill -9 the kiosk in the middle of a stroke; the restarted kiosk shows
     every finished stroke from its journal, and not the unfinished one."""
@@ -180,12 +310,12 @@ def session_four(binary, pen):
     for y in (0.2, 0.35, 0.5):
         pen.stroke(line(y, 0.2, 0.8, 30), pressure=0.6)
         pen.out()
+    kiosk.wait_idle(what="the finished strokes shown (and saved)")
     pen.hover_in(0.2, 0.65, distance=0.1)
     pen.down(0.6)
     for x, y in line(0.65, 0.2, 0.5, 20)[1:]:
         pen.move(x, y, pressure=0.6)
-    kiosk.proc.kill()   # SIGKILL mid-stroke: no clean-up at all
-    kiosk.proc.wait(timeout=10)
+    kiosk.killed()   # SIGKILL mid-stroke: no clean-up at all
     pen.up()
     pen.out()
     say("session4: killed mid-stroke; restarting on the same journal")
@@ -200,6 +330,7 @@ def line(y, x0, x1, steps=50):
 
 def session_one(binary, pen, touch):
     kiosk = Kiosk(binary, "session1", "--config", os.path.join(ROOT, "config", "inkkiosk.toml"))
+    marker(pen)
     # Hover: close, farther, gone.
     with hovering(pen, 0.25, 0.15, 0.05):
         shot("hover-near")
@@ -230,7 +361,7 @@ def session_one(binary, pen, touch):
     shot("finger")
     # VT switching is locked in kiosk mode: Ctrl-Alt-F2 must not leave the kiosk.
     say(f"session1: switching to VT 2 while locked: {switch_vt(2, wait=False)}")
-    time.sleep(1.0)
+    time.sleep(1.0)   # nothing may happen: a wait for a change that must not come
     shot("vt-locked")
     shot("final1")
     kiosk.stop()
@@ -255,9 +386,10 @@ def session_two(binary, pen, touch):
     for x, y in line(0.5, 0.2, 0.3, 15)[1:]:
         pen.move(x, y, pressure=0.6)
     pen.destroy()
-    time.sleep(1.0)
+    kiosk.wait_log(lambda text: "input device 1 removed" in text, "the pen's removal")
+    added = open(kiosk.log_path).read().count("input device")
     pen.create()
-    time.sleep(1.0)
+    kiosk.wait_log(lambda text: text.count("input device") > added, "the pen plugged back")
     pen.stroke(line(0.65, 0.2, 0.8), pressure=0.6, tilt=(50, 0))
     pen.out()
     shot("replug")
@@ -265,13 +397,15 @@ def session_two(binary, pen, touch):
     recording = os.path.join(HERE, "pen-line.libinput.yml")
     player = subprocess.Popen(["/usr/bin/python3", "/usr/libexec/libinput/libinput-replay", recording],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(2.0)   # the replayed device appears and the kiosk picks it up (hotplug)
+    added = open(kiosk.log_path).read().count("input device")
+    kiosk.wait_log(lambda text: text.count("input device") > added, "the replayed device")
     player.stdin.write("\n")
     player.stdin.flush()
     player.stdin.close()   # after the one replay, the player's next prompt reads EOF and it exits
     out = player.stdout.read()
     player.wait(timeout=30)
     say(f"libinput replay: {out.strip()[-300:]}")
+    marker(pen)
     shot("libinput-replay")
     shot("final2")
     kiosk.stop()
@@ -297,9 +431,12 @@ def main():
         return
     binary = sys.argv[1]
     pen, touch, pad = Pen(), Touch(), Pad()
-    # What a technician sees when installing: `inkkiosk devices`.
-    devices_listing(binary, "devices.txt")
     try:
+        # libinput's smoothing measured without the project's quirk, then with it; the quirk
+        # stays installed for every later session, as on a board.
+        session_smoothing(binary, pen)
+        # What a technician sees when installing: `inkkiosk devices`.
+        devices_listing(binary, "devices.txt")
         session_one(binary, pen, touch)
         session_two(binary, pen, touch)
         session_three(binary)

@@ -12,7 +12,8 @@
 #                         inkkiosk (stripped) and every shared library ldd finds for it, the
 #                         Swift runtime included; systemd-udevd/udevadm with the input and DRM
 #                         rules, a hwdb compiled from the input sources, libinput's helpers and
-#                         quirks, libwacom's tablet data; deploy/udev/*.rules; the config
+#                         quirks, libwacom's tablet data; deploy/udev/*.rules; deploy/libinput's
+#                         local-overrides.quirks (no smoothing of pen positions); the config
 #   cmdline.txt           the kernel command line to boot it with on a board
 #   manifest.txt          every file in the initramfs with its size
 #
@@ -174,6 +175,8 @@ EOF
 # --- libinput quirks and libwacom's tablet database --------------------------------------------
 mkdir -p "$S/usr/share"
 cp -r /usr/share/libinput "$S/usr/share/"
+# Ours, read after libinput's own: libinput does not average the pen's positions.
+install -D -m 0644 "$ROOT/deploy/libinput/local-overrides.quirks" "$S/etc/libinput/local-overrides.quirks"
 cp -r /usr/share/libwacom "$S/usr/share/"
 
 # --- kernel modules -------------------------------------------------------------------------

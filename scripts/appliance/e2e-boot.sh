@@ -27,7 +27,7 @@ image=$OUT/initramfs.cpio.gz
 build_s=0
 if [[ ! -s $image || ! -s $OUT/vmlinuz ]] ||
     [[ -n $(find "$BIN" scripts/appliance/build.sh scripts/appliance/init.sh "${APPLIANCE_CONFIG:-config/inkkiosk.toml}" \
-                 deploy/udev -newer "$image" -print -quit) ]]; then
+                 deploy/udev deploy/libinput -newer "$image" -print -quit) ]]; then
     echo "e2e: building the appliance image ($OUT)"
     start=$SECONDS
     if ! APPLIANCE_OUT=$OUT scripts/appliance/build.sh "$BIN" >"$RESULT/build.log" 2>&1; then

@@ -71,6 +71,14 @@ if [ -n "$IK_WORK" ]; then
     mount -t 9p -o "$OPTS,cache=none" work /mnt/work || fail "cannot mount the work share (9p tag work)"
 fi
 
+# /etc is writable in the guest (a tmpfs over the host's, through overlayfs): a test installs
+# there what a board has (libinput quirks, udev rules) without touching the host.
+mkdir -p /mnt/etc-rw
+mount -t tmpfs -o mode=755 tmpfs /mnt/etc-rw && mkdir -p /mnt/etc-rw/upper /mnt/etc-rw/work \
+    || fail "tmpfs for /etc"
+mount -t overlay overlay -o "lowerdir=$R/etc,upperdir=/mnt/etc-rw/upper,workdir=/mnt/etc-rw/work" "$R/etc" \
+    || fail "cannot make /etc writable (overlayfs)"
+
 mount -t devtmpfs devtmpfs "$R/dev" || fail "devtmpfs on $R/dev"
 mkdir -p "$R/dev/pts" "$R/dev/shm"
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts "$R/dev/pts" || fail "devpts"

@@ -171,8 +171,14 @@ class Device:
             raise RuntimeError(f"{self.NAME} is unplugged (call create())")
         self.ui.write(etype, code, int(value))
 
+    # When the newest report of any device was sent (time.monotonic(), CLOCK_MONOTONIC): the
+    # kernel stamps the report after this, so a reader that has handled input at least this
+    # recent has everything sent before it.
+    last_report = 0.0
+
     def sync(self):
         """Ends a frame (SYN_REPORT), then sleeps until the next report is due."""
+        Device.last_report = time.monotonic()
         self.ui.syn()
         period = 1.0 / self.rate
         now = time.monotonic()
