@@ -37,18 +37,20 @@ let package = Package(
         .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
+        // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings.
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "CLinux", "CZlib", "CLibCrypto",
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "CLinux",
                                                 .product(name: "TOMLKit", package: "TOMLKit"),
                                                 .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkKiosk",
+            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
-        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkKiosk"]),
+        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkKiosk"]),
     ]
 )

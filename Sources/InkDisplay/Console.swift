@@ -88,18 +88,32 @@ enum ConsoleRestore {
     nonisolated(unsafe) static var kdMode: Int32 = 0
     nonisolated(unsafe) static var kbMode: Int32 = 0
 
+    /// The crash signals, and what handled them before us (the Swift runtime's backtracer).
+    static let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+    nonisolated(unsafe) static var previous: [sigaction] = Array(repeating: sigaction(), count: 32)
+
     static func arm(fd: Int32, kdMode: Int32, kbMode: Int32) {
         self.fd = fd; self.kdMode = kdMode; self.kbMode = kbMode
-        for sig in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+        installAlternateStack()
+        for sig in crashSignals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { sig in
                 ConsoleRestore.run()
-                signal(sig, SIG_DFL)
+                // Then whoever handled it before (the runtime prints its backtrace), or the default.
+                if sig >= 0 && sig < 32 { sigaction(sig, &ConsoleRestore.previous[Int(sig)], nil) } else { signal(sig, SIG_DFL) }
                 raise(sig)
             }
-            action.sa_flags = Int32(truncatingIfNeeded: SA_RESETHAND)
-            sigaction(sig, &action, nil)
+            action.sa_flags = Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: SA_RESETHAND) | UInt32(truncatingIfNeeded: SA_ONSTACK))
+            sigaction(sig, &action, &previous[Int(sig)])
         }
+    }
+
+    /// A stack overflow leaves no stack for a handler: crash handlers run on a stack of their own.
+    private static func installAlternateStack() {
+        let size = 64 * 1024
+        guard let memory = malloc(size) else { return }   // kept for the process's life
+        var stack = stack_t(ss_sp: memory, ss_flags: 0, ss_size: size)
+        if sigaltstack(&stack, nil) != 0 { free(memory) }
     }
 
     /// Async-signal-safe: two ioctls and an unlock.

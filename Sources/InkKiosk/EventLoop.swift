@@ -62,10 +62,3 @@ public struct KioskError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
     static func errno(_ what: String) -> KioskError { KioskError("\(what): \(String(cString: strerror(Glibc.errno)))") }
 }
-
-/// CLOCK_MONOTONIC in seconds: the clock of libinput's event times and DRM's flip times.
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

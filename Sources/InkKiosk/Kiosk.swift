@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import InkCore
+import InkStorage
 import InkRender
 import InkInput
 import InkDisplay
@@ -42,10 +43,13 @@ public final class Kiosk {
     private let connectors: ConnectorMonitor?
     private let loop: EventLoop
     private let recorder: SessionRecorder?
-    private let journal: StrokeJournal?
-    /// Edits the journal could not take yet (disk full, read-only): kept, and retried.
-    private var unsaved: [NotebookEdit] = []
-    /// Why the journal last failed, while it fails.
+    /// The journal's writer thread: finished edits go to disk without the ink waiting.
+    private let journal: JournalWriter?
+    /// The writer knocks here after each sync or failure.
+    private let journalWake: WakeSignal?
+    /// Where a signature's files and a notebook's pages are written: never on this thread.
+    private let chores: BackgroundChores
+    /// Why the journal last failed, while it fails (the screen shows it).
     private var storageProblem: String?
     private let options: KioskOptions
     /// The mode's screen.
@@ -106,6 +110,7 @@ public final class Kiosk {
             api = nil
         }
         pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
+        chores = try BackgroundChores.onThread()
         recorder = options.recordPath.map(SessionRecorder.init)
         var journal: StrokeJournal?
         if let path = options.journalPath {
@@ -113,7 +118,6 @@ public final class Kiosk {
                 FileHandle.standardError.write(Data("inkkiosk: warning: \(error); ink will not survive a restart\n".utf8))
             }
         }
-        self.journal = journal
         if let journal {
             if let warning = journal.warning { FileHandle.standardError.write(Data("inkkiosk: warning: \(warning)\n".utf8)) }
             if options.screen.mode == .signature && options.screen.api != nil {
@@ -122,13 +126,31 @@ public final class Kiosk {
             } else if !journal.recovered.isEmpty {
                 pipeline.restore(journal.recovered, devices: journal.restoredDevices)
             }
+            log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
+            let wake = try WakeSignal()
+            journalWake = wake
+            self.journal = JournalWriter(journal: journal) { wake.signal() }
+        } else {
+            journalWake = nil
+            self.journal = nil
         }
-        if let journal { log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes") }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         if let api { log("signature API on \(api.address)") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
         Lockdown.engage(options, seat: seat, log: log)
         serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
+    }
+
+    /// The signals the loop reads through its signalfd: termination, and the VT's release and acquire.
+    static let loopSignals = [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]
+
+    /// Blocks the loop's signals for this thread and every thread started after it; they wait,
+    /// pending, until the loop reads them.
+    public static func holdTerminationSignals() {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in loopSignals { sigaddset(&mask, s) }
+        sigprocmask(SIG_BLOCK, &mask, nil)
     }
 
     /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
@@ -146,8 +168,10 @@ public final class Kiosk {
             }
         }
         display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
-        try loop.watch(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [unowned self] signal in handle(signal) }
+        try loop.watch(signals: Self.loopSignals) { [unowned self] signal in handle(signal) }
         if let fd = screen.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
+        if let journalWake { try loop.watch(journalWake.fd) { [unowned self] in journalWake.drain(); journalChanged() } }
+        if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
         if let interval = notifier?.watchdogInterval { log(String(format: "systemd watchdog: %.1f s", interval)) }
         readInput()
         try drawIfDue()
@@ -197,30 +221,29 @@ public final class Kiosk {
 
     /// What the screen works with; made once, not per input batch.
     private lazy var screenContext = ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in
-        unsaved.removeAll()
-        try journal?.reset()
-    }, log: log)
+        journal?.reset()
+    }, chores: chores, log: log)
 
-    /// A finished stroke is on disk before the next input is read. When the disk refuses,
-    /// the screen says so and drawing carries on; the edits are retried with the next ones.
+    /// Finished edits go to the journal's writer thread at once; the ink never waits for the disk.
     private func saveEdits() {
+        let edits = pipeline.takeEdits()
+        if !edits.isEmpty { journal?.submit(edits, deviceNames: pipeline.deviceNames) }
+    }
+
+    /// The writer synced or failed: when the disk refuses, the screen says so and drawing
+    /// carries on (the writer keeps the edits and retries); the warning goes once they are saved.
+    private func journalChanged() {
         guard let journal else { return }
-        unsaved += pipeline.takeEdits()
-        guard !unsaved.isEmpty else { return }
-        do {
-            try journal.append(unsaved, deviceNames: pipeline.deviceNames)
-            unsaved.removeAll()
-            if storageProblem != nil {
-                storageProblem = nil
-                screen.storageWarning = nil
-                log("ink is being saved again")
-            }
-        } catch {
-            let reason = StorageError.reason(error)
-            if storageProblem == nil { log("warning: cannot save ink (\(error)); \(unsaved.count) edits kept in memory, retrying with the next stroke") }
-            storageProblem = reason
-            screen.storageWarning = reason
+        let state = journal.state
+        guard state.problem != storageProblem else { return }
+        if let problem = state.problem {
+            log("warning: cannot save ink (\(problem)); \(state.waiting) edits kept in memory, retried every second")
+        } else {
+            log("ink is being saved again")
         }
+        storageProblem = state.problem
+        screen.storageWarning = state.problem
+        updateScreen()
     }
 
     private func drawIfDue() throws {
@@ -264,6 +287,7 @@ public final class Kiosk {
         let n = pipeline.notebook
         return "\(state): \(pipeline.document.strokes.count) strokes on page \(n.current + 1) of \(n.count); "
             + "\(framesDrawn) frames; input to \(String(format: "%.6f", newestInput)) s on screen"
+            + (journal.map { "; \($0.state.waiting) edits to save" } ?? "")
             + (storageProblem.map { "; cannot save: \($0)" } ?? "")
     }
 
@@ -285,7 +309,19 @@ public final class Kiosk {
     }
 
     private func finish() throws {
+        // A signature being written is finished first: its outcome still reaches the host.
+        if !chores.stop(timeout: 10) { log("warning: files still being written at exit") }
+        chores.deliver()
+        updateScreen()
         api?.stopBlocking()
+        if let journal {
+            if !journal.stop(timeout: 5) {
+                log("warning: \(journal.state.waiting) edits could not be saved before exit (\(journal.state.problem ?? "the disk is too slow"))")
+            }
+            let s = journal.state
+            log(String(format: "journal: %d edits saved; hand-over → on disk: last %.0f ms, worst %.0f ms",
+                       s.saved, s.lastDurability * 1000, s.worstDurability * 1000))
+        }
         try recorder?.write()
         if let path = options.statsPath {
             let encoder = JSONEncoder()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InkCore
+import InkStorage
 import InkRender
 import InkDisplay
 import InkKiosk

@@ -151,6 +151,9 @@ struct CheckConfigCommand: ParsableCommand {
 }
 
 func runKiosk(_ options: KioskOptions) throws {
+    // Before anything takes the console or starts a thread: a SIGTERM during start-up waits
+    // for the loop (which restores the console), and no thread but the loop's ever takes one.
+    Kiosk.holdTerminationSignals()
     do {
         let kiosk = try Kiosk(options: options)
         try kiosk.run()

@@ -1,10 +1,13 @@
 import Foundation
 import Glibc
 import Testing
+import CZlib
 import InkCore
+import InkStorage
 import InkRender
 import InkDisplay
 @testable import InkKiosk
+@testable import InkStorage
 
 /// A replayed session's edits, as the kiosk would have journalled them.
 private func session(_ name: String) throws -> (edits: [NotebookEdit], strokes: [Stroke], screen: Screen) {
@@ -182,5 +185,92 @@ private func fileSize(_ path: String) -> Int {
         } catch {
             #expect("\(error)".contains("/proc/inkkiosk/journal.inkj"))
         }
+    }
+}
+
+/// Records with valid checksums but any content, and records cut short: opening the journal
+/// never crashes, keeps what came before the bad record, and says what it dropped.
+@Suite struct JournalFuzz {
+    @Test func tenThousandBadRecordsNeverCrashTheReader() throws {
+        let (edits, _, _) = try session("pressure")
+        let valid = edits.map { JournalEntry($0, deviceName: { _ in "Pen" }) } + [JournalEntry(session: clock)]
+        let encoder = JSONEncoder()
+        // Short strokes (six samples) keep ten thousand cases quick.
+        let objects = try valid.map { entry -> [String: Any] in
+            var object = try JSONSerialization.jsonObject(with: encoder.encode(entry)) as! [String: Any]
+            if let samples = object["samples"] as? [[Double]] { object["samples"] = Array(samples.prefix(6)) }
+            return object
+        }
+        let good = Self.record(Array(try JSONSerialization.data(withJSONObject: objects[0])))
+        var rng = SplitMix(seed: 4711)
+        let nasty: [Any] = [1e308, -1e308, 9.3e18, -9.3e18, -1, 0, 1e-300, 2147483648, "x", NSNull(), [Any](), [String: Any](),
+                            true, [[1e308, -1e308, 0, 0, 0, 0, 1e19]], [[Double]](repeating: [0, 0, 0.5, 1, 0, 10, 0], count: 3)]
+        var decodedBadOnes = 0, renderedBadOnes = 0
+        let display = try OffscreenDisplay(size: PixelSize(width: 320, height: 200))
+        for n in 0..<10_000 {
+            var object = objects[rng.next(objects.count)]
+            let keys = Array(object.keys)
+            switch rng.next(4) {
+            case 0: object[keys[rng.next(keys.count)]] = nasty[rng.next(nasty.count)]
+            case 1: object.removeValue(forKey: keys[rng.next(keys.count)])
+            case 2:
+                if var samples = object["samples"] as? [[Double]], !samples.isEmpty {
+                    let i = rng.next(samples.count), j = rng.next(samples[i].count)
+                    samples[i][j] = [1e308, -1e308, 9.3e18, -1, 1e-300, 4e9][rng.next(6)] as Double
+                    object["samples"] = samples
+                } else {
+                    object["page"] = [Notebook.maxPages, -1, 5, 999, Int.max][rng.next(5)] as Int
+                }
+            default: object[["op", "page", "id", "ids", "width", "wall"][rng.next(6)]] = nasty[rng.next(nasty.count)]
+            }
+            guard JSONSerialization.isValidJSONObject(object) else {
+                Issue.record("case \(n): not serialisable: \(object.mapValues { type(of: $0) })")
+                continue
+            }
+            var payload = Array(try JSONSerialization.data(withJSONObject: object))
+            if n % 7 == 0 { payload = Array(payload.prefix(rng.next(payload.count))) }   // cut short, yet a valid CRC
+            let bad = Self.record(payload)
+            var context = RestoreContext(reader: clock)
+            let (kept, length, problem) = StrokeJournal.parse(StrokeJournal.magic + good + bad + good, &context)
+            #expect(kept.count >= 1 && length >= StrokeJournal.magic.count + good.count, "case \(n)")
+            if let problem {
+                #expect(problem.contains("byte"), "case \(n): \(problem)")
+            } else {
+                decodedBadOnes += 1
+            }
+            var notebook = Notebook()
+            notebook.restore(kept)
+            #expect(notebook.count >= 1 && notebook.count <= Notebook.maxPages)
+            if problem == nil && n % 10 == 0 {
+                // Whatever was accepted also draws.
+                let pipeline = try FramePipeline(settings: InteractionSettings(screen: display.size), devices: [], display: display)
+                pipeline.restore(kept)
+                try pipeline.renderFrame()
+                renderedBadOnes += 1
+            }
+        }
+        #expect(decodedBadOnes > 100, "the fuzzing reached the decoder's checks")
+        print("journal fuzz: 10000 records, \(decodedBadOnes) accepted as valid edits (\(renderedBadOnes) drawn), the rest cut with a warning")
+    }
+
+    private static func record(_ payload: [UInt8]) -> [UInt8] {
+        let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        return le(UInt32(payload.count)) + le(crc) + payload
+    }
+
+    private static func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+}
+
+/// A small deterministic generator (SplitMix64): the same cases every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        z ^= z >> 31
+        return bound > 0 ? Int(z % UInt64(bound)) : 0
     }
 }

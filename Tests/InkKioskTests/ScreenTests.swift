@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import InkCore
+import InkStorage
 import InkRender
 import InkDisplay
 @testable import InkKiosk
@@ -17,6 +18,7 @@ private final class Booth {
     var journal: StrokeJournal?
     var logged: [String] = []
     var t = 1.0
+    var chores = BackgroundChores.inline()
 
     init(_ settings: ScreenSettings, journal: String? = nil) throws {
         var s = InteractionSettings(screen: screenSize)
@@ -35,7 +37,8 @@ private final class Booth {
     }
 
     var context: ScreenContext {
-        ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in try journal?.reset() }, log: { [unowned self] in logged.append($0) })
+        ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in try journal?.reset() }, chores: chores,
+                      log: { [unowned self] in logged.append($0) })
     }
 
     func frame() throws {
@@ -204,6 +207,29 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req3.inkml", "req3.json", "req3.png", "req3.svg"])
         #expect(samples >= 40)
         #expect(screen.request == nil)
+    }
+
+    /// Accept writes the files on another thread: the screen says "Saving…", the host hears
+    /// "accepted" only once they are on disk, and a time-out arriving meanwhile changes nothing.
+    @Test func acceptWritesTheFilesElsewhereAndReportsOnlyWhenTheyAreOnDisk() throws {
+        let outbox = try emptyOutbox()
+        let booth = try Booth(settings(outbox, hosted: true))
+        booth.chores = try BackgroundChores.onThread()
+        let screen = try #require(booth.screen as? SignatureScreen)
+        var outcomes: [SignatureScreen.Outcome] = []
+        screen.onFinished = { outcomes.append($1) }
+        screen.start(.init(id: "req9", prompt: nil), booth.context)
+        try booth.frame()
+        try booth.draw(signatureStroke)
+        try booth.tap(.accept)
+        screen.end(id: "req9", .timedOut(reason: "too late"), booth.context)   // the host's clock ran out meanwhile
+        #expect(outcomes.isEmpty, "nothing is reported before the files are on disk, and the time-out is ignored")
+        #expect(booth.chores.stop(timeout: 10))
+        booth.chores.deliver()
+        try booth.frame()
+        guard case .accepted(let paths, _)? = outcomes.last, outcomes.count == 1 else { Issue.record("not accepted: \(outcomes)"); return }
+        #expect(paths.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        #expect(booth.pipeline.document.strokes.isEmpty, "cleared for the next signer")
     }
 
     @Test func anAcceptedSignatureDoesNotComeBackAfterARestart() throws {

@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import Testing
 import InkCore
+import InkStorage
 import InkRender
 @testable import InkKiosk
 

@@ -16,6 +16,7 @@ from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_modes import check_modes  # noqa: E402
+from check_durability import check_durability  # noqa: E402
 
 WORK, BIN = sys.argv[1], sys.argv[2]
 W, H = 1280, 800
@@ -248,6 +249,7 @@ def main():
 
     # --- the two products: signature kiosk and classroom tablet ------------------------------
     check_modes(WORK, shot, check, px, along, ink_count, darkness, W, H)
+    check_durability(WORK, check)
     # --- kiosk lockdown (lockdown.py, check_lockdown.py) ---------------------------------------
     from check_lockdown import lockdown_checks
     lockdown_checks(WORK, check, shot, along, darkness)

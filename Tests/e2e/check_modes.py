@@ -82,13 +82,6 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
     code, body, p = api(work, "badrequest")
     check(code == 400 and "timeout" in json.dumps(body), f"a bad request gets 400 naming the field ({code}, {body})", p)
 
-    # --- kill -9 at random moments, five times over, on one journal ---------------------------
-    path = os.path.join(work, "random-kills.json")
-    rounds = json.load(open(path)) if os.path.exists(path) else []
-    check(len(rounds) == 6 and all(r["restored"] == r["finished"] for r in rounds),
-          "kill -9 at random moments of a stroke, 5 times: every restart has exactly the finished strokes "
-          f"({', '.join(str(r['restored']) + '/' + str(r['finished']) for r in rounds)})", path)
-
     # --- the journal's disk fills up -------------------------------------------------------
     def red_banner(im):
         hits = sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)

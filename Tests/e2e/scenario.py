@@ -38,11 +38,12 @@ def say(msg):
     print(f"scenario: {msg}", flush=True)
 
 
-def shot(name, frames_above=None):
+def shot(name, frames_above=None, accept=None):
     """A QMP screendump of the VM's screen, once the running kiosk shows all input sent so far
-    (and, with frames_above, has drawn a frame after that count: a change a request caused)."""
+    (with frames_above, a frame after that count: a change a request caused; with accept, a
+    status line it takes)."""
     if Kiosk.current is not None:
-        Kiosk.current.wait_idle(frames_above=frames_above, what=f"before screenshot {name}")
+        Kiosk.current.wait_idle(frames_above=frames_above, accept=accept, what=f"before screenshot {name}")
     subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-shot"), name], check=True)
 
 
@@ -158,15 +159,17 @@ class Kiosk:
             time.sleep(0.05)
         raise SystemExit(f"scenario: {self.session}: no {what} in the kiosk's log after {timeout} s:\n{open(self.log_path).read()}")
 
-    def wait_idle(self, frames_above=None, what="idle", timeout=90):
+    def wait_idle(self, frames_above=None, accept=None, what="idle", timeout=90):
         """Waits until the screen shows every report the uinput devices sent (if any was sent
-        while this kiosk ran) and, with frames_above, more frames than that; returns the frames."""
+        while this kiosk ran), with frames_above more frames than that, and with accept a status
+        line it takes; returns the frames."""
         through = Device.last_report if Device.last_report > self.started else 0.0
 
         def caught_up(m):
             found = Notifications.STATUS.match(m.get("STATUS", ""))
             return (found is not None and found.group(1) == "Idle" and float(found.group(3)) >= through
-                    and (frames_above is None or int(found.group(2)) > frames_above))
+                    and (frames_above is None or int(found.group(2)) > frames_above)
+                    and (accept is None or accept(m["STATUS"])))
         if self.proc.poll() is not None:
             raise SystemExit(f"scenario: {self.session}: the kiosk is gone ({what}):\n{open(self.log_path).read()}")
         m = self.notifications.wait(caught_up, timeout, f"{self.session}: {what}")
@@ -444,7 +447,8 @@ def main():
         import modes
         modes.signature_session(binary, pen, touch)
         modes.classroom_session(binary, pen, touch)
-        modes.random_kills_session(binary, pen)
+        import durability
+        durability.session_durability(binary, pen)
         modes.disk_full_session(binary, pen)
         from lockdown import session_lockdown   # Tests/e2e/lockdown.py
         session_lockdown(binary, pen)

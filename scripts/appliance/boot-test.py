@@ -312,6 +312,7 @@ def main():
         qmp.execute("screendump", filename=path, format=fmt)
 
     next_poll = t0 + 0.2
+    next_ink_look = 0.0
     try:
         while True:
             now = time.monotonic()
@@ -333,12 +334,15 @@ def main():
                     proc.stdin.write(b"go\n")
                     proc.stdin.flush()
                     pen_go = now - t0
-                elif pen_done is not None and now - t0 > pen_done + 0.5:
+                elif pen_done is not None and now >= next_ink_look:
+                    # The screen state is the condition: look until the ink shows (15 s at most).
                     dump(ppm, "ppm")
                     w, h, px = read_ppm(ppm)
                     count, box = non_white(w, h, px)
-                    ink = {"non_white_pixels": count, "box": box}
-                    dump(os.path.join(boot_dir, "ink.png"), "png")
+                    next_ink_look = now + 0.25
+                    if count >= 300 or now - t0 - pen_done > 15:
+                        ink = {"non_white_pixels": count, "box": box, "seconds_after_pen": round(now - t0 - pen_done, 2)}
+                        dump(os.path.join(boot_dir, "ink.png"), "png")
                 elif now - t0 > pen_go + 30:
                     failure = "the test pen never reported (no @@IK-APPLIANCE-PEN …@@ within 30 s)"
                     break

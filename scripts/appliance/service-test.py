@@ -19,6 +19,8 @@ switch_roots into systemd (multi-user.target). Then, on that real systemd:
   switched   root asks for VT 2 (VT_ACTIVATE): tty1 stays active, the screen unchanged
   restarted  `systemctl kill -s SIGKILL`: Restart= brings the kiosk back with a new PID, and
              the journal brings the stroke back (same pixels as before the kill)
+  hung       SIGSTOP: the kiosk's loop stops pinging the watchdog; systemd kills it and
+             starts a new one within WatchdogSec + TimeoutAbortSec + RestartSec, the ink back
   service    the service keys (a uinput keyboard): the kiosk exits with status 10, systemd does
              not restart it, and getty@tty1 runs again
   stopped    `systemctl stop`: the kiosk gives tty1 back in text mode (the screen is no longer
@@ -185,6 +187,24 @@ say "killed MainPID $pid with SIGKILL; running again as MainPID $new after $(( (
 sleep 2
 journalctl -b -u inkkiosk.service --no-pager -o cat | grep -E 'journal|Main process exited|Scheduled restart' | tail -n 3 | sed 's/^/ik-report: journal: /'
 echo "@@IK-REPORT-RESTARTED pid=$new@@"
+sleep 3
+# A hung kiosk (SIGSTOP: its loop stops pinging the watchdog): systemd kills it and starts a
+# new one, which brings the ink back from the journal.
+pid=$new
+t0=$(date +%s%N)
+kill -STOP "$pid"
+for i in $(seq 1 600); do
+    new=$(systemctl show -P MainPID inkkiosk.service)
+    [ "$new" != 0 ] && [ "$new" != "$pid" ] && running && break
+    sleep 0.05
+done
+say "hung: stopped MainPID $pid with SIGSTOP; the watchdog had it replaced by MainPID $new after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+say "unit: $(systemctl show -p Type -p NotifyAccess -p WatchdogUSec -p TimeoutAbortUSec -p RestartUSec inkkiosk.service | paste -sd' ')"
+for i in $(seq 1 100); do journalctl -b -u inkkiosk.service --no-pager -o cat | grep -q "first frame" && [ "$(systemctl show -P StatusText inkkiosk.service)" != "" ] && break; sleep 0.1; done
+sleep 2
+say "status: $(systemctl show -P StatusText inkkiosk.service)"
+journalctl -b -u inkkiosk.service --no-pager -o cat | grep -iE 'watchdog' | tail -n 2 | sed 's/^/ik-report: journal: /'
+echo "@@IK-REPORT-HUNG pid=$new@@"
 sleep 3
 # A technician's service keys: the kiosk stops with status 10, systemd leaves it stopped and
 # tty1 gets its login prompt back.
@@ -356,7 +376,7 @@ def main():
                     print(f"vm| {line}", flush=True)
                 if "ik-report:" in line or "ik-service-test:" in line:
                     report.append(line[line.index("ik-"):])
-                m = re.search(r"@@IK-REPORT-(UP|STROKE|SWITCHED|RESTARTED|STOPPED|DONE)\b[^@]*@@", line)
+                m = re.search(r"@@IK-REPORT-(UP|STROKE|SWITCHED|RESTARTED|HUNG|STOPPED|DONE)\b[^@]*@@", line)
                 if m:
                     if m.group(1) == "DONE":
                         done = "ok" if "DONE ok" in line else "fail"
@@ -387,6 +407,15 @@ def main():
         diff = sum(1 for a, b in zip(shots["stroke"]["pixels"][0::3], shots["restarted"]["pixels"][0::3]) if a != b)
         shots["restarted"]["differs_from_stroke"] = diff
         want(diff == 0, f"restarted: {diff} pixels differ from the screen before the kill (journal not restored?)")
+    if "hung" in shots and "stroke" in shots:
+        diff = sum(1 for a, b in zip(shots["stroke"]["pixels"][0::3], shots["hung"]["pixels"][0::3]) if a != b)
+        want(diff == 0, f"hung: {diff} pixels differ from the screen before the kiosk hung (journal not restored?)")
+    hung = re.search(r"hung: stopped MainPID (\d+) with SIGSTOP; the watchdog had it replaced by MainPID (\d+) after (\d+) ms", text)
+    # WatchdogSec=5, TimeoutAbortSec=1 (SIGABRT cannot stop a stopped process; SIGKILL follows), RestartSec=1.
+    want(hung and hung.group(1) != hung.group(2) and int(hung.group(3)) <= 7500,
+         "a hung (SIGSTOPped) kiosk was not replaced within WatchdogSec + TimeoutAbortSec + RestartSec (7 s)")
+    want(re.search(r"unit: Type=notify NotifyAccess=main WatchdogUSec=5s", text), "the unit is not Type=notify with a 5 s watchdog")
+    want(re.search(r"status: Idle: \d+ strokes", text), "systemd has no status line from the kiosk")
     if "stopped" in shots:
         want(shots["stopped"]["white_share"] < 0.5, "stopped: the screen is still white (text mode not restored?)")
     m = re.search(r"status Uid: (\d+)", text)

@@ -6,7 +6,14 @@ public struct Notebook: Sendable {
     /// Edits not yet handed to the journal, in order.
     private var edits: [NotebookEdit] = []
 
+    /// The most pages a notebook has: New page stops there, and a journal that names a page
+    /// beyond it is damaged (the writer and the reader share this one limit).
+    public static let maxPages = 1000
+
     public init() {}
+
+    /// Whether another page may be added.
+    public var canAddPage: Bool { pages.count < Self.maxPages }
 
     /// The page on screen.
     public var page: Document {
@@ -21,6 +28,7 @@ public struct Notebook: Sendable {
     /// Adds an empty page after the last one and turns to it. The page being left keeps its
     /// strokes; one still being drawn ends where it is.
     public mutating func addPage() {
+        guard canAddPage else { return }
         leave()
         pages.append(Document())
         current = pages.count - 1
@@ -67,11 +75,13 @@ public struct Notebook: Sendable {
         for edit in journal {
             switch edit {
             case .addPage:
+                guard perPage.count < Self.maxPages else { continue }
                 perPage.append([])
                 shown = perPage.count - 1
             case .turn(let index):
                 if perPage.indices.contains(index) { shown = index }
             case .page(let index, let e):
+                guard index >= 0, index < Self.maxPages else { continue }
                 while perPage.count <= index { perPage.append([]) }   // tolerate a lost add-page record
                 perPage[index].append(e)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import InkCore
+import InkStorage
 import InkRender
 
 /// Classroom mode: a toolbar a child's finger can use (tools, colours, width, undo, redo,
@@ -23,6 +24,8 @@ public final class ClassroomScreen: KioskScreen {
     public private(set) var widthChoice = 1
     public private(set) var colorChoice: Int?
     public private(set) var confirmingClear = false
+    /// Pages are being rendered and written elsewhere; drawing goes on.
+    public private(set) var saving = false
     private var message: Notice?
     public var storageWarning: String?
     public var wakeFD: Int32? { nil }
@@ -69,7 +72,7 @@ public final class ClassroomScreen: KioskScreen {
         case .previousPage: pipeline.turn(to: pipeline.notebook.current - 1)
         case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1)
         case .addPage: pipeline.addPage()
-        case .save: save(context)
+        case .save: if !saving { save(context) }
         case .clear, .accept, .cancel: break
         }
     }
@@ -95,26 +98,40 @@ public final class ClassroomScreen: KioskScreen {
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyyMMdd-HHmmss"
         let base = "\(settings.saveDirectory)/notebook-\(f.string(from: Date()))"
-        let exporter = Exporter(size: pipeline.display.size, background: .color(.white))
+        let size = pipeline.display.size, directory = settings.saveDirectory
+        // The pages as they are now; rendering and writing them happens elsewhere while the class draws on.
         let pages = pipeline.notebook.pages.map(\.strokes)
-        do {
-            try DurableFile.prepareDirectory(settings.saveDirectory)
-            var paths: [String] = []
-            for (i, strokes) in pages.enumerated() {
-                let path = "\(base)-page\(i + 1).png"
-                try DurableFile.publish(path, mode: 0o644) { try exporter.png(strokes, to: $0) }
-                paths.append(path)
+        saving = true
+        message = Notice(settings.text.saving)
+        context.chores.run({ try Self.write(pages, size: size, to: directory, base: base) }) { [weak self] outcome in
+            guard let self else { return }
+            saving = false
+            switch outcome {
+            case .success(let paths):
+                lastSaved = paths
+                message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
+                context.log("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
+            case .failure(let error):
+                message = Notice(UIText.format(settings.text.notebookNotSaved, StorageError.reason(error)), warning: true)
+                context.log("cannot save the notebook: \(error)")
             }
-            try DurableFile.publish("\(base).pdf", mode: 0o644) { try exporter.pdf(pages: pages, to: $0) }
-            paths.append("\(base).pdf")
-            try DurableFile.sync(settings.saveDirectory)
-            lastSaved = paths
-            message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
-            context.log("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
-        } catch {
-            message = Notice(UIText.format(settings.text.notebookNotSaved, StorageError.reason(error)), warning: true)
-            context.log("cannot save the notebook: \(error)")
         }
+    }
+
+    /// A PNG per page and one PDF of all, each published atomically; returns the paths.
+    private static func write(_ pages: [[Stroke]], size: PixelSize, to directory: String, base: String) throws -> [String] {
+        let exporter = Exporter(size: size, background: .color(.white))
+        try DurableFile.prepareDirectory(directory)
+        var paths: [String] = []
+        for (i, strokes) in pages.enumerated() {
+            let path = "\(base)-page\(i + 1).png"
+            try DurableFile.publish(path, mode: 0o644) { try exporter.png(strokes, to: $0) }
+            paths.append(path)
+        }
+        try DurableFile.publish("\(base).pdf", mode: 0o644) { try exporter.pdf(pages: pages, to: $0) }
+        paths.append("\(base).pdf")
+        try DurableFile.sync(directory)
+        return paths
     }
 
     // MARK: layout

@@ -3,13 +3,16 @@ import InkCore
 import InkRender
 
 /// What a screen works with: the drawing, a way to forget what was saved (a signature that
-/// was handed over or abandoned must not come back after a restart), and the status log.
+/// was handed over or abandoned must not come back after a restart), where slow work goes
+/// (files: never on the kiosk's thread), and the status log.
 public struct ScreenContext {
     public let pipeline: FramePipeline
     public let forgetSaved: () throws -> Void
+    public let chores: BackgroundChores
     public let log: (String) -> Void
-    public init(pipeline: FramePipeline, forgetSaved: @escaping () throws -> Void = {}, log: @escaping (String) -> Void = { _ in }) {
-        self.pipeline = pipeline; self.forgetSaved = forgetSaved; self.log = log
+    public init(pipeline: FramePipeline, forgetSaved: @escaping () throws -> Void = {}, chores: BackgroundChores = .inline(),
+                log: @escaping (String) -> Void = { _ in }) {
+        self.pipeline = pipeline; self.forgetSaved = forgetSaved; self.chores = chores; self.log = log
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import InkCore
+import InkStorage
 import InkRender
 
 /// Signature mode: a prompt, a line to sign on, and big Clear / Accept (/ Cancel) buttons.
@@ -35,6 +36,8 @@ public final class SignatureScreen: KioskScreen {
     public private(set) var request: HostRequest?
     private var message: Notice?
     private var firstInk: Date?
+    /// The capture whose files are being written (Accept was pressed): the buttons wait.
+    private var saving: String?
     public var storageWarning: String?
     public var wakeFD: Int32? { host?.wakeFD }
     /// Where requests come from and outcomes go (the local API), if hosted.
@@ -62,7 +65,8 @@ public final class SignatureScreen: KioskScreen {
 
     /// The host withdrew its request, or it timed out: the ink is cleared.
     public func end(id: String, _ outcome: Outcome, _ context: ScreenContext) {
-        guard request?.id == id else { return }
+        // Accept was pressed in time: the files being written decide how this capture ends.
+        guard request?.id == id, saving != id else { return }
         abandon(context)
         finish(outcome)
     }
@@ -80,7 +84,7 @@ public final class SignatureScreen: KioskScreen {
         let pipeline = context.pipeline
         let controls = self.controls()
         for press in pipeline.takePresses() {
-            if let action = presses.handle(press, controls: controls) { perform(action, context) }
+            if let action = presses.handle(press, controls: controls), saving == nil { perform(action, context) }
         }
         if !pipeline.document.strokes.isEmpty || !pipeline.document.active.isEmpty {
             if firstInk == nil { firstInk = Date() }
@@ -113,16 +117,26 @@ public final class SignatureScreen: KioskScreen {
         let device = signers.lazy.compactMap { pipeline.deviceNames[$0.source.device] }.first ?? "unknown"
         let capture = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
                                        device: device, started: firstInk ?? Date(), ended: Date())
-        do {
-            let paths = try capture.write(to: settings.outbox)
-            context.log("signature \(name): \(paths.count) files in \(settings.outbox)")
-            abandon(context)
-            message = Notice(settings.text.thanks)
-            finish(.accepted(paths: paths, samples: strokes.reduce(0) { $0 + $1.samples.count }))
-        } catch {
-            // The ink stays on screen (and in the journal): accepting again may work.
-            message = Notice(UIText.format(settings.text.signatureNotSaved, StorageError.reason(error)), warning: true)
-            context.log("cannot write signature \(name): \(error)")
+        // The files are written and synced elsewhere: the signer sees "Saving…", and the thank-you
+        // (and the host its "accepted") only once they are on disk.
+        saving = name
+        message = Notice(settings.text.saving)
+        let outbox = settings.outbox, samples = strokes.reduce(0) { $0 + $1.samples.count }
+        context.chores.run({ try capture.write(to: outbox) }) { [weak self] outcome in
+            guard let self else { return }
+            saving = nil
+            switch outcome {
+            case .success(let paths):
+                context.log("signature \(name): \(paths.count) files in \(outbox)")
+                abandon(context)
+                message = Notice(settings.text.thanks)
+                finish(.accepted(paths: paths, samples: samples))
+            case .failure(let error):
+                // The ink stays on screen (and in the journal): accepting again may work.
+                message = Notice(UIText.format(settings.text.signatureNotSaved, StorageError.reason(error)), warning: true)
+                context.log("cannot write signature \(name): \(error)")
+            }
+            try? show(context.pipeline)
         }
     }
 

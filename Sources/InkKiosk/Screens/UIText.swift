@@ -8,6 +8,8 @@ public struct UIText: Sendable, Equatable {
     public var signFirst = "Please sign before accepting"
     public var thanks = "Thank you"
     public var waiting = "Please wait"
+    /// While a signature's or a notebook's files are written.
+    public var saving = "Saving…"
     /// "%@" is the reason.
     public var signatureNotSaved = "The signature could not be saved (%@). Please press Accept again."
     // Classroom mode
@@ -35,7 +37,7 @@ public struct UIText: Sendable, Equatable {
     /// The `[ui.text]` keys of the config file.
     static var configKeys: [(key: String, path: WritableKeyPath<UIText, String>)] {
         [("prompt", \.prompt), ("clear", \.clear), ("accept", \.accept), ("cancel", \.cancel), ("sign_first", \.signFirst),
-         ("thanks", \.thanks), ("waiting", \.waiting), ("signature_not_saved", \.signatureNotSaved),
+         ("thanks", \.thanks), ("waiting", \.waiting), ("saving", \.saving), ("signature_not_saved", \.signatureNotSaved),
          ("pen", \.pen), ("calligraphy", \.calligraphy), ("highlighter", \.highlighter), ("eraser", \.eraser),
          ("undo", \.undo), ("redo", \.redo), ("clear_page", \.clearPage),
          ("confirm_clear", \.confirmClear), ("confirm_yes", \.confirmYes), ("confirm_no", \.confirmNo),

@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 
 /// The few file operations that "never lose ink" rests on, in one place.
-enum DurableFile {
+public enum DurableFile {
     /// Writes every byte (retrying short writes) or throws.
-    static func writeAll(_ fd: Int32, _ data: some DataProtocol, _ path: String) throws {
+    public static func writeAll(_ fd: Int32, _ data: some DataProtocol, _ path: String) throws {
         let bytes = Array(data)
         var done = 0
         while done < bytes.count {
@@ -18,7 +18,7 @@ enum DurableFile {
     }
 
     /// Creates (or replaces) `path` with `data`, mode `mode`, synced to disk.
-    static func create(_ path: String, _ data: some DataProtocol, mode: mode_t = 0o600) throws {
+    public static func create(_ path: String, _ data: some DataProtocol, mode: mode_t = 0o600) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StorageError.errno("cannot create \(path)") }
         defer { close(fd) }
@@ -27,7 +27,7 @@ enum DurableFile {
     }
 
     /// fsync a file or a directory by path (a directory: so that a rename in it survives).
-    static func sync(_ path: String) throws {
+    public static func sync(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StorageError.errno("cannot open \(path) to sync it") }
         defer { close(fd) }
@@ -35,7 +35,7 @@ enum DurableFile {
     }
 
     /// Replaces `path` atomically: a synced temporary file renamed over it.
-    static func replace(_ path: String, with data: some DataProtocol, mode: mode_t = 0o644) throws {
+    public static func replace(_ path: String, with data: some DataProtocol, mode: mode_t = 0o644) throws {
         let tmp = path + ".tmp"
         try create(tmp, data, mode: mode)
         guard rename(tmp, path) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(path)") }
@@ -43,7 +43,7 @@ enum DurableFile {
 
     /// Makes sure `directory` exists and can be written (a clear reason when not: missing,
     /// read-only file system, full), creating it if needed.
-    static func prepareDirectory(_ directory: String) throws {
+    public static func prepareDirectory(_ directory: String) throws {
         if access(directory, F_OK) != 0 {
             guard mkdir(directory, 0o700) == 0 || Glibc.errno == EEXIST else { throw StorageError.errno("cannot create \(directory)") }
         }
@@ -54,7 +54,7 @@ enum DurableFile {
     /// file name: cairo, the PNG encoder), then sets its mode, syncs it and renames it into
     /// place. Returns the bytes written (for checksums). The directory still needs a `sync`.
     @discardableResult
-    static func publish(_ path: String, mode: mode_t = 0o600, _ produce: (String) throws -> Void) throws -> Data {
+    public static func publish(_ path: String, mode: mode_t = 0o600, _ produce: (String) throws -> Void) throws -> Data {
         let url = URL(fileURLWithPath: path)
         let tmp = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".tmp").path
         do {

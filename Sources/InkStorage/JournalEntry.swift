@@ -71,7 +71,7 @@ struct JournalEntry: Codable, Equatable {
     /// The edit, or nil if the entry does not make sense (then the journal treats it as damage).
     func edit(_ context: inout RestoreContext) -> NotebookEdit? {
         let index = page ?? 0
-        guard index >= 0, index < 10_000 else { return nil }
+        guard index >= 0, index < Notebook.maxPages else { return nil }
         switch op {
         case "add-page": return .addPage
         case "turn": return .turn(to: index)
@@ -83,7 +83,8 @@ struct JournalEntry: Codable, Equatable {
         switch op {
         case "stroke":
             guard let id, let toolName = tool, let kind = ToolKind(rawValue: toolName), let c = color, c.count == 4,
-                  let width, width.isFinite, width > 0, let nib, nib.count == 3, let samples,
+                  let width, (0...Self.maxWidth).contains(width), width > 0, let nib, nib.count == 3,
+                  nib.allSatisfy({ abs($0) <= Self.maxWidth }), let samples,
                   let points = curve.map({ $0.compactMap { $0.count == 2 ? Point($0[0], $0[1]) : nil } }),
                   let pressureCurve = try? PressureCurve(points: points) else { return nil }
             let brush = Brush(tool: kind, color: RGBA(c[0], c[1], c[2], c[3]), width: width, pressureCurve: pressureCurve,
@@ -101,6 +102,10 @@ struct JournalEntry: Codable, Equatable {
         }
     }
 
+    /// Beyond any screen (pixels), and beyond any brush: a record claiming more is damage.
+    static let maxCoordinate = 100_000.0
+    static let maxWidth = 1_000.0
+
     private static func encode(_ s: Sample) -> [Double] {
         let flags = Double(Int(s.estimated.rawValue) << 1 | (s.isCoalesced ? 1 : 0))
         var v = [s.location.x, s.location.y, s.pressure, s.altitude, s.azimuth, s.time, flags]
@@ -109,9 +114,11 @@ struct JournalEntry: Codable, Equatable {
     }
 
     private static func decode(_ v: [Double]) -> Sample? {
-        // A record with a valid checksum can still hold nonsense: never trap on it.
+        // A record with a valid checksum can still hold nonsense: never trap on it, nor draw it.
         guard v.count == 7 || v.count == 8, v.allSatisfy(\.isFinite), let flags = Int(exactly: v[6]),
-              (0...0x1ff).contains(flags) else { return nil }
+              (0...0x1ff).contains(flags), abs(v[0]) <= maxCoordinate, abs(v[1]) <= maxCoordinate,
+              (0...1).contains(v[2]), abs(v[3]) <= 10, abs(v[4]) <= 10, v.count == 7 || (0...1).contains(v[7])
+        else { return nil }
         return Sample(location: Point(v[0], v[1]), pressure: v[2], altitude: v[3], azimuth: v[4],
                       distance: v.count == 8 ? v[7] : nil, time: v[5], isCoalesced: flags & 1 != 0,
                       estimated: EstimatedProperties(rawValue: UInt8(truncatingIfNeeded: flags >> 1)))

@@ -9,7 +9,7 @@ import InkRender
 /// sample, for verifying the dynamics) and, last, `NAME.json` (metadata with the SHA-256 of
 /// the other three). Each file is written to a temporary name, synced, renamed, with mode 0600,
 /// then the directory is synced: a host that sees `NAME.json` finds the whole capture.
-public struct SignatureCapture {
+public struct SignatureCapture: Sendable {
     public struct Metadata: Codable, Sendable, Equatable {
         public var captureId: String
         public var started: String

@@ -1,0 +1,97 @@
+"""Ink never waits for storage (run inside the VM; scenario.py imports this, check_durability.py
+checks what it left). The journal lies on a second virtio disk that QEMU throttles to 20
+writes a second, as slow as a cheap SD card; the same five signatures are drawn with the
+journal on tmpfs and on that disk, and the kiosk's input→flip latency is compared. Then kill -9
+at random moments, round after round on the slow disk: every stroke finished more than
+DURABLE_MS before a kill must come back."""
+import json
+import os
+import random
+import re
+import subprocess
+import time
+
+from scenario import WORK, Kiosk, say, line, signature_path
+from uinput_devices import Device
+
+DATA = "/run/inkkiosk-data"
+DURABLE_MS = 250   # README: a finished stroke is on disk within this on such a disk
+
+
+def mount_data():
+    os.makedirs(DATA, exist_ok=True)
+    subprocess.run(["mount", "-t", "ext4", "/dev/vda", DATA], check=True)
+
+
+def fsync_ms(path, rounds=10):
+    """What one append + fsync costs on that disk (median, ms)."""
+    times = []
+    with open(path, "ab") as f:
+        for _ in range(rounds):
+            f.write(b"x" * 512)
+            t = time.monotonic()
+            os.fsync(f.fileno())
+            times.append((time.monotonic() - t) * 1000)
+    os.remove(path)
+    return sorted(times)[len(times) // 2]
+
+
+def five_signatures(pen):
+    for i in range(5):
+        for points in signature_path():
+            pen.stroke([(x + 0.5 * (i % 2), y - 0.1 + 0.05 * i) for x, y in points], pressure=0.5)
+            pen.out()
+
+
+def session_durability(binary, pen):
+    mount_data()
+    found = {"fsync_ms": fsync_ms(os.path.join(DATA, "probe"))}
+    say(f"durability: an fsync on the throttled disk takes {found['fsync_ms']:.0f} ms (median)")
+    for label, journal in (("tmpfs", "/run/durability.inkj"), ("disk", os.path.join(DATA, "durability.inkj"))):
+        kiosk = Kiosk(binary, f"durability-{label}", "--journal", journal)
+        five_signatures(pen)
+        kiosk.wait_idle(accept=lambda status: "; 0 edits to save" in status, what="every stroke saved")
+        kiosk.stop()
+    rounds = random_kills(binary, pen)
+    found["rounds"] = rounds
+    with open(os.path.join(WORK, "durability.json"), "w") as f:
+        json.dump(found, f, indent=1)
+
+
+def random_kills(binary, pen, rounds=20, seed=4711):
+    """kill -9 at random moments, on one journal on the slow disk, without waiting for the
+    disk: after every restart the kiosk has every stroke finished more than DURABLE_MS before
+    the kill, and none it never finished."""
+    rng = random.Random(seed)
+    journal = os.path.join(DATA, "random-kills.inkj")
+    seen = []   # per round: strokes restored before it, drawn in it, drawn in time, restored after it
+
+    def restored(kiosk):
+        m = re.search(r"restored \d+ edits, (\d+) strokes", open(kiosk.log_path).read())
+        return int(m.group(1)) if m else -1
+
+    kill_at, finished, before = None, [], 0
+    for r in range(rounds + 1):
+        kiosk = Kiosk(binary, f"kills-{r}", "--journal", journal)
+        if kill_at is not None:
+            seen.append({"before": before, "drawn": len(finished), "after": restored(kiosk),
+                         "durable": sum(1 for t in finished if kill_at - t > DURABLE_MS / 1000)})
+        before, finished = restored(kiosk), []   # finished: this round's tip-up times
+        if r == rounds:
+            kiosk.stop()
+            break
+        for _ in range(rng.randint(1, 3)):
+            pen.stroke(line(rng.uniform(0.15, 0.85), 0.2, 0.8, 20), pressure=0.6)
+            finished.append(Device.last_report)   # the tip-up
+            pen.out()
+        pen.hover_in(0.2, 0.5, distance=0.1)
+        pen.down(0.6)
+        for x, y in line(0.5, 0.2, 0.8, 20)[1:rng.randint(2, 16)]:
+            pen.move(x, y, pressure=0.6)
+        time.sleep(rng.uniform(0, 0.4))   # a random moment: often before the last stroke is on disk
+        kill_at = time.monotonic()
+        kiosk.killed()
+        pen.up()
+        pen.out()
+    say(f"random kills: {seen}")
+    return seen
