@@ -38,7 +38,7 @@ let package = Package(
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings.
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto"]),
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto", "CLinux"]),
         // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "CLinux",
                                                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -27,3 +27,8 @@ static inline int ik_kb_off(void) { return K_OFF; }
 static inline int ik_vt_process(void) { return VT_PROCESS; }
 static inline int ik_vt_auto(void) { return VT_AUTO; }
 static inline int ik_vt_ackacq(void) { return VT_ACKACQ; }
+
+/* The calling thread's id (setpriority on it changes that thread alone). */
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline int ik_gettid(void) { return (int)syscall(SYS_gettid); }

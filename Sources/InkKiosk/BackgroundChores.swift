@@ -1,4 +1,5 @@
 import Foundation
+import InkStorage
 
 /// Work the kiosk's thread must not wait for (writing a signature's files, rendering and saving
 /// a notebook) runs here, one job after another on a thread of its own; each job's outcome
@@ -76,6 +77,7 @@ public final class BackgroundChores: @unchecked Sendable {
     }
 
     private func work() {
+        runInBackgroundPriority()
         condition.lock()
         while true {
             while jobs.isEmpty && !stopping { condition.wait() }

@@ -107,6 +107,7 @@ public final class JournalWriter: @unchecked Sendable {
     }
 
     private func run() {
+        runInBackgroundPriority()
         condition.lock()
         while true {
             while queue.isEmpty && !stopping { condition.wait() }

@@ -22,7 +22,8 @@ def check_durability(work, check):
     a, b = tmpfs["inputToFlipMs"], disk["inputToFlipMs"]
     log = open(os.path.join(work, "durability-disk.log")).read()
     worst = re.search(r"worst ([0-9.]+) ms", log)
-    print(f"figure: fsync on the throttled disk (20 writes/s) median {found['fsync_ms']:.0f} ms; "
+    print(f"figure: append + fsync on the throttled disk (20 writes/s) median {found['fsync_ms']:.0f} ms, "
+          f"max {found.get('fsync_max_ms', 0):.0f} ms; "
           f"five signatures, input→flip with the journal on tmpfs: median {a['median']:.2f} ms p99 {a['p99']:.2f} ms "
           f"({tmpfs['frames']} frames); on the throttled disk: median {b['median']:.2f} ms p99 {b['p99']:.2f} ms "
           f"({disk['frames']} frames); journal hand-over → on disk, worst {worst.group(1) if worst else '?'} ms")
