@@ -1,15 +1,17 @@
 import Foundation
+import Glibc
 import InkCore
 
-/// The journal's own thread. The kiosk hands finished edits over without waiting; the writer
-/// appends and syncs them, everything that gathered during the previous sync in one go (group
-/// commit). A slow card (an SD card's fsync takes 20–200 ms, and may stall for seconds while it
-/// erases) delays only this thread, never the ink.
+/// The journal's own threads. The kiosk hands finished edits over without waiting. One thread
+/// appends them to the file at once (a `write`: from then on a crash of the kiosk cannot lose
+/// them); another syncs the file, everything appended during the previous sync in one go
+/// (group commit). A slow card (an SD card's fsync takes 20–200 ms, and may stall for seconds
+/// while it erases) delays only these threads, never the ink, and never the next append.
 ///
 /// The promise: an edit is on disk one sync after the sync in progress when it was handed over,
-/// so within two syncs' time. `durability` says how long it really took. When the disk refuses
-/// (full, read-only) the edits stay queued, in order, and are retried every `retryInterval` and
-/// whenever new ones arrive; `problem` says why until they are saved.
+/// so within two syncs' time; `State` says how long it really took. When the disk refuses
+/// (full, read-only, a failed sync) the edits stay queued, in order, and are retried every
+/// `retryInterval` and whenever new ones arrive; `problem` says why until they are saved.
 public final class JournalWriter: @unchecked Sendable {
     /// What the kiosk thread may read at any time.
     public struct State: Sendable, Equatable {
@@ -29,6 +31,15 @@ public final class JournalWriter: @unchecked Sendable {
         case reset
     }
 
+    /// Appended, not yet synced: kept until the sync succeeds, to be written again if it fails.
+    private struct Appended {
+        var seq: Int
+        var work: Work
+        var count: Int
+        var handedOver: Double
+        var end: off_t
+    }
+
     private let journal: StrokeJournal
     private let changed: @Sendable () -> Void
     private let retryInterval: Double
@@ -36,35 +47,39 @@ public final class JournalWriter: @unchecked Sendable {
     // Guarded by `condition`:
     private var queue: [(seq: Int, work: Work)] = []
     private var nextSeq = 0
+    private var appended: [Appended] = []
+    /// The file's length up to which everything is on disk.
+    private var syncedEnd: off_t = 0
     private var current = State()
     private var stopping = false
-    private var busy = false
-    private var thread: Thread?
+    private var appending = false
+    private var syncing = false
+    /// Serialises the file's appends, resets and cuts (never held during a sync).
+    private let file = NSLock()
 
     public var path: String { journal.path }
 
-    /// `changed` is called on the writer's thread after each sync or failure (to wake the kiosk).
+    /// `changed` is called on a writer thread after each sync or failure (to wake the kiosk).
     public init(journal: StrokeJournal, retryInterval: Double = 1.0, changed: @escaping @Sendable () -> Void = {}) {
         self.journal = journal
         self.retryInterval = retryInterval
         self.changed = changed
-        let thread = Thread { self.run() }   // alive until stop() ends the thread
-        thread.name = "journal"
-        self.thread = thread
-        thread.start()
+        syncedEnd = journal.end
+        // Both alive until stop() ends them.
+        let appender = Thread { self.appendLoop() }
+        appender.name = "journal"
+        appender.start()
+        let syncer = Thread { self.syncLoop() }
+        syncer.name = "journal-sync"
+        syncer.start()
     }
 
     public var state: State {
         condition.lock(); defer { condition.unlock() }
         var s = current
         s.waiting = queue.reduce(0) { if case .edits(let e, _, _) = $1.work { $0 + e.count } else { $0 } }
+            + appended.reduce(0) { $0 + $1.count }
         return s
-    }
-
-    private func enqueue(_ work: Work) {
-        queue.append((nextSeq, work))
-        nextSeq += 1
-        condition.signal()
     }
 
     /// Hands edits over; returns at once.
@@ -84,19 +99,27 @@ public final class JournalWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    private func enqueue(_ work: Work, atFront: Bool = false) {
+        if atFront { queue.insert((nextSeq, work), at: 0) } else { queue.append((nextSeq, work)) }
+        nextSeq += 1
+        condition.broadcast()
+    }
+
     /// Waits until everything handed over is on disk, at most `timeout` seconds; false if not.
     @discardableResult
     public func flush(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock(); defer { condition.unlock() }
-        while !queue.isEmpty || busy {
-            condition.signal()
-            if !condition.wait(until: deadline) { return queue.isEmpty && !busy }
+        while !idle {
+            condition.broadcast()
+            if !condition.wait(until: deadline) { return idle }
         }
         return true
     }
 
-    /// Saves what it can within `timeout`, then ends the thread.
+    private var idle: Bool { queue.isEmpty && appended.isEmpty && !appending && !syncing }
+
+    /// Saves what it can within `timeout`, then ends the threads.
     public func stop(timeout: Double) -> Bool {
         let flushed = flush(timeout: timeout)
         condition.lock()
@@ -106,26 +129,29 @@ public final class JournalWriter: @unchecked Sendable {
         return flushed
     }
 
-    private func run() {
+    // MARK: appending
+
+    private func appendLoop() {
         runInBackgroundPriority()
         condition.lock()
         while true {
             while queue.isEmpty && !stopping { condition.wait() }
             if queue.isEmpty || (stopping && current.problem != nil) { break }
-            // Everything up to the next reset goes in one append and one sync.
+            // Everything up to the next reset goes in one append; a reset goes alone.
             var batch = Array(queue.prefix { if case .edits = $0.work { true } else { false } })
-            if batch.isEmpty { batch = [queue[0]] }   // a reset, on its own
-            busy = true
+            if batch.isEmpty { batch = [queue[0]] }
+            appending = true
             condition.unlock()
-            let outcome = Result { try write(batch.map(\.work)) }
+            let outcome = Result { try write(batch.map(\.work), seq: batch[batch.count - 1].seq) }
             condition.lock()
-            busy = false
+            appending = false
             switch outcome {
-            case .success:
-                // A reset that came meanwhile already dropped them.
-                let done = Set(batch.map(\.seq))
-                queue.removeAll { done.contains($0.seq) }
-                current.problem = nil
+            case .success(let done):
+                // A reset that came meanwhile already dropped what it erases.
+                let written = Set(batch.map(\.seq))
+                queue.removeAll { written.contains($0.seq) }
+                if let done { appended.append(done) } else { appended.removeAll(); current.problem = nil }
+                condition.broadcast()
             case .failure(let error):
                 current.problem = StorageError.reason(error)
                 condition.broadcast()
@@ -134,21 +160,21 @@ public final class JournalWriter: @unchecked Sendable {
                 condition.lock()
                 // Retry after a while, or sooner when more work arrives.
                 _ = condition.wait(until: Date(timeIntervalSinceNow: retryInterval))
-                continue
             }
-            condition.broadcast()
-            condition.unlock()
-            changed()
-            condition.lock()
         }
         condition.unlock()
     }
 
-    /// Writes a batch of edits in one append and sync, or empties the journal.
-    private func write(_ batch: [Work]) throws {
+    /// Appends a batch of edits without syncing (returns what the sync must cover), or empties
+    /// the journal (returns nil).
+    private func write(_ batch: [Work], seq: Int) throws -> Appended? {
+        file.lock(); defer { file.unlock() }
         if case .reset = batch.first {
             try journal.reset()
-            return
+            condition.lock()
+            syncedEnd = off_t(StrokeJournal.magic.count)
+            condition.unlock()
+            return nil
         }
         var edits: [NotebookEdit] = [], names: [Int: String] = [:], oldest = Double.infinity
         for case .edits(let e, let n, let at) in batch {
@@ -156,12 +182,58 @@ public final class JournalWriter: @unchecked Sendable {
             names.merge(n) { a, _ in a }
             oldest = min(oldest, at)
         }
-        try journal.append(edits, deviceNames: names)
-        let took = monotonicNow() - oldest
+        let end = try journal.append(edits, deviceNames: names, sync: false)
+        return Appended(seq: seq, work: .edits(edits, deviceNames: names, handedOver: oldest), count: edits.count,
+                        handedOver: oldest, end: end)
+    }
+
+    // MARK: syncing
+
+    private func syncLoop() {
+        runInBackgroundPriority()
         condition.lock()
-        current.saved += edits.count
-        current.lastDurability = took
-        current.worstDurability = max(current.worstDurability, took)
+        while true {
+            while appended.isEmpty && !stopping { condition.wait() }
+            if appended.isEmpty { break }
+            let covered = appended[appended.count - 1].seq
+            syncing = true
+            condition.unlock()
+            let outcome = Result { try journal.sync() }
+            let now = monotonicNow()
+            condition.lock()
+            syncing = false
+            switch outcome {
+            case .success:
+                // Only what was appended before the sync began (a reset meanwhile dropped the rest).
+                let done = appended.filter { $0.seq <= covered }
+                appended.removeAll { $0.seq <= covered }
+                if let last = done.last { syncedEnd = last.end }
+                for batch in done {
+                    current.saved += batch.count
+                    current.lastDurability = now - batch.handedOver
+                    current.worstDurability = max(current.worstDurability, current.lastDurability)
+                }
+                current.problem = nil
+            case .failure(let error):
+                // What the failed sync covered may never reach the disk: cut it off and write it
+                // again. No append runs meanwhile (the file lock); no disk work under `condition`.
+                condition.unlock()
+                file.lock()
+                condition.lock()
+                current.problem = StorageError.reason(error)
+                for again in appended.reversed() { enqueue(again.work, atFront: true) }
+                appended.removeAll()
+                let end = syncedEnd
+                condition.unlock()
+                journal.cut(to: end)
+                file.unlock()
+                condition.lock()
+            }
+            condition.broadcast()
+            condition.unlock()
+            changed()
+            condition.lock()
+        }
         condition.unlock()
     }
 }

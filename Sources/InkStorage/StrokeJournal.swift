@@ -68,24 +68,45 @@ public final class StrokeJournal {
 
     deinit { close(fd) }
 
-    /// Appends the edits and syncs them to disk. On failure (disk full, read-only) nothing
-    /// half-written stays behind and the error says so; the caller keeps drawing.
-    /// `deviceNames` names the devices of the strokes' sources.
-    public func append(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) throws {
-        guard !edits.isEmpty else { return }
+    /// Appends the edits and, with `sync`, syncs them to disk. On failure (disk full, read-only)
+    /// nothing half-written stays behind and the error says so; the caller keeps drawing.
+    /// `deviceNames` names the devices of the strokes' sources. Returns where the file ends.
+    @discardableResult
+    public func append(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:], sync: Bool = true) throws -> off_t {
+        guard !edits.isEmpty else { return lseek(fd, 0, SEEK_END) }
         var entries = edits.map { JournalEntry($0, deviceName: { deviceNames[$0] }) }
-        if !sessionWritten { entries.insert(JournalEntry(session: clock), at: 0) }
+        let startsSession = !sessionWritten
+        if startsSession { entries.insert(JournalEntry(session: clock), at: 0) }
         let bytes = try Self.records(entries)
         let start = lseek(fd, 0, SEEK_END)
         do {
             try DurableFile.writeAll(fd, bytes, path)
-            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+            if sync { try self.sync() }
         } catch {
             if start >= 0 { _ = ftruncate(fd, start) }   // leave no torn record behind
             throw error
         }
         sessionWritten = true
+        if startsSession { sessionStart = start }
+        return start + off_t(bytes.count)
     }
+
+    /// Where the file ends now.
+    public var end: off_t { lseek(fd, 0, SEEK_END) }
+
+    /// Syncs what was appended to disk.
+    public func sync() throws {
+        guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+    }
+
+    /// Cuts the file back to `length` (what a failed sync may have lost is written again).
+    public func cut(to length: off_t) {
+        _ = ftruncate(fd, max(length, off_t(Self.magic.count)))
+        if let sessionStart, length <= sessionStart { sessionWritten = false; self.sessionStart = nil }
+    }
+
+    /// Where this process's session record starts.
+    private var sessionStart: off_t?
 
     /// Forgets everything (a signature was handed over or abandoned: it must not come back,
     /// nor stay on the device's disk).
@@ -94,6 +115,7 @@ public final class StrokeJournal {
             throw StorageError.errno("cannot empty the journal \(path)")
         }
         sessionWritten = false
+        sessionStart = nil
     }
 
     // MARK: file format
