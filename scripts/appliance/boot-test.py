@@ -56,14 +56,15 @@ _spec.loader.exec_module(vmrun)
 KTIME_RE = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 MARKER_RE = re.compile(r"@@IK-APPLIANCE-KIOSK uptime=([\d.]+) pid1=(\S+) procs=(\S*)@@")
 PEN_RE = re.compile(r"@@IK-APPLIANCE-PEN drew (\d+) reports@@")
+PEN_ADDED_RE = re.compile(r"inkkiosk: input device \d+: Wacom Intuos5 touch M Pen \(tablet\)")
 
 TEST_HOOK = """#!/bin/sh
 # TEST ONLY: appended to the appliance's initramfs by scripts/appliance/boot-test.py; run by
 # /init's ik.appliance.test=1 hook once PID 1 is the kiosk. Waits for the host's "go" on the
-# serial port, then draws one stroke with a uinput pen.
+# serial port, plugs a uinput pen in, and draws one stroke with it once the host says "draw".
 read -r go </dev/ttyS0
 insmod /ik-test/uinput.ko || echo "ik-test: insmod uinput failed"
-exec /ik-test/ik-pen
+exec /ik-test/ik-pen </dev/ttyS0
 """
 
 
@@ -276,10 +277,12 @@ def main():
     before = None         # the last screen before the first frame: (host s, white share, w, h, pixels)
     pen_go = None         # host s when "go" was sent to the test hook
     pen_done = None       # host s of the pen's marker
+    pen_added = False     # the kiosk logged the test pen as added
+    pen_draw = None       # host s when "draw" was sent
     ink = None
 
     def handle(kind, raw):
-        nonlocal kernel0, first_serial, marker, pen_done
+        nonlocal kernel0, first_serial, marker, pen_done, pen_added
         now = time.monotonic() - t0
         text = raw.decode("utf-8", "replace").replace("\r", "")
         if kind == "stderr":
@@ -304,6 +307,8 @@ def main():
             marker = {"uptime": float(mm.group(1)), "pid1": mm.group(2), "procs": mm.group(3).split(","), "host": now}
         if PEN_RE.search(text) and pen_done is None:
             pen_done = now
+        if PEN_ADDED_RE.search(text):
+            pen_added = True
 
     def dump(path, fmt):
         nonlocal qmp
@@ -334,6 +339,11 @@ def main():
                     proc.stdin.write(b"go\n")
                     proc.stdin.flush()
                     pen_go = now - t0
+                elif pen_draw is None and pen_added:
+                    # The kiosk has logged the pen as added: only now may it draw.
+                    proc.stdin.write(b"draw\n")
+                    proc.stdin.flush()
+                    pen_draw = now - t0
                 elif pen_done is not None and now >= next_ink_look:
                     # The screen state is the condition: look until the ink shows (15 s at most).
                     dump(ppm, "ppm")

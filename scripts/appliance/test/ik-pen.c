@@ -3,8 +3,7 @@
 // appliance, which has no python. Built static by boot-test.py into a test archive appended to
 // the appliance's initramfs; never part of the appliance itself.
 //
-//   ik-pen            plug the pen in, wait until the kiosk (PID 1) has opened it, draw, unplug
-#include <dirent.h>
+//   ik-pen <TTY       plug the pen in, wait for "draw" (the kiosk has added it), draw, unplug
 #include <fcntl.h>
 #include <linux/uinput.h>
 #include <math.h>
@@ -38,36 +37,12 @@ static void sync_report(void) {
     nanosleep(&ts, NULL);
 }
 
-/* Waits (at most 60 s) until PID 1, the kiosk, holds the pen's event node open: only then does
- * libinput read it. Returns 0 once it does. */
-static int wait_until_opened(void) {
-    char sysname[64] = "", dir[128], node[64] = "";
-    if (ioctl(fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) return -1;
-    snprintf(dir, sizeof dir, "/sys/devices/virtual/input/%s", sysname);
-    for (int tries = 0; tries < 1200; tries++) {
-        if (!node[0]) {
-            DIR *d = opendir(dir);
-            struct dirent *e;
-            while (d && (e = readdir(d)))
-                if (strncmp(e->d_name, "event", 5) == 0) snprintf(node, sizeof node, "/dev/input/%s", e->d_name);
-            if (d) closedir(d);
-        }
-        DIR *fds = node[0] ? opendir("/proc/1/fd") : NULL;
-        struct dirent *e;
-        while (fds && (e = readdir(fds))) {
-            char link[300], target[128];
-            snprintf(link, sizeof link, "/proc/1/fd/%s", e->d_name);
-            ssize_t n = readlink(link, target, sizeof target - 1);
-            if (n > 0) {
-                target[n] = 0;
-                if (strcmp(target, node) == 0) { closedir(fds); return 0; }
-            }
-        }
-        if (fds) closedir(fds);
-        struct timespec ts = {0, 50 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    return -1;
+/* Waits for the host's "draw" on stdin (the serial port): the host sends it once the kiosk has
+ * logged the pen as added, so no report reaches an evdev buffer nobody reads yet. */
+static void wait_for_draw(void) {
+    char line[64];
+    while (fgets(line, sizeof line, stdin))
+        if (strncmp(line, "draw", 4) == 0) return;
 }
 
 static void abs_setup(int code, int min, int max, int fuzz, int res) {
@@ -118,7 +93,9 @@ int main(void) {
         perror("ik-pen: create");
         return 1;
     }
-    if (wait_until_opened() != 0) fprintf(stderr, "ik-pen: the kiosk did not open the pen within 60 s\n");
+    printf("@@IK-APPLIANCE-PEN plugged@@\n");
+    fflush(stdout);
+    wait_for_draw();
 
     // Proximity in above the start, tip down, a wave across the tablet, tip up, out.
     const int n = 80;
