@@ -25,8 +25,13 @@ public final class LibinputSeat {
     private var handles: [Int: OpaquePointer] = [:]
     private var nextID = 1
     private let translator = EventTranslator()
-    /// libinput's own messages, e.g. why it ignored a device; and devices that could not be grabbed.
-    public private(set) var messages: [String] = []
+    /// libinput's own messages, e.g. why it ignored a device; and devices that could not be
+    /// grabbed. The newest only: a glitching device can make libinput talk for months.
+    private var recentMessages = RecentLines(limit: LibinputSeat.messageLimit)
+    public var messages: [String] { recentMessages.lines }
+    /// Messages no longer kept.
+    public var messagesDropped: Int { recentMessages.dropped }
+    public static let messageLimit = 200
     private let exclusive: Bool
     /// The device nodes held with EVIOCGRAB, by file descriptor.
     private var grabbed: [Int32: String] = [:]
@@ -53,7 +58,7 @@ public final class LibinputSeat {
         sink.pointee = ik_log_sink(fn: { ctx, priority, message in
             guard let ctx, let message else { return }
             let seat = Unmanaged<LibinputSeat>.fromOpaque(ctx).takeUnretainedValue()
-            seat.messages.append(String(cString: message).trimmingCharacters(in: "\n"))
+            seat.recentMessages.append(String(cString: message).trimmingCharacters(in: "\n"))
         }, ctx: Unmanaged.passUnretained(self).toOpaque())
         ik_libinput_install_log(li)
         guard libinput_udev_assign_seat(li, seat) == 0 else {
@@ -123,7 +128,7 @@ public final class LibinputSeat {
         if var matrix = calibration(String(cString: libinput_device_get_name(device))), matrix.count == 6, libinput_device_config_calibration_has_matrix(device) != 0 {
             let status = libinput_device_config_calibration_set_matrix(device, &matrix)
             if status != LIBINPUT_CONFIG_STATUS_SUCCESS {
-                messages.append("\(String(cString: libinput_device_get_name(device))): calibration matrix refused")
+                recentMessages.append("\(String(cString: libinput_device_get_name(device))): calibration matrix refused")
             }
         }
         return describe(device, id: id)
@@ -153,7 +158,7 @@ public final class LibinputSeat {
         if ik_evdev_grab(fd, 1) == 0 {
             grabbed[fd] = path
         } else {
-            messages.append("cannot take \(path) exclusively (EVIOCGRAB: \(String(cString: strerror(errno))))")
+            recentMessages.append("cannot take \(path) exclusively (EVIOCGRAB: \(String(cString: strerror(errno))))")
         }
     }
 

@@ -15,6 +15,10 @@ public struct PipelineOptions: Sendable {
     public var background = RGBA.white
     /// `show-palette` shows the palette overlay (off where a screen draws its own palette).
     public var paletteOverlay = true
+    /// Undo steps kept per page.
+    public var undoDepth = Document.defaultUndoDepth
+    /// RAM for pictures of the pages not on screen (a page turn then costs a copy, not a repaint).
+    public var pageCacheBytes = 64 << 20
     public init() {}
 }
 
@@ -23,7 +27,9 @@ public struct PipelineOptions: Sendable {
 public final class FramePipeline {
     public private(set) var interaction: Interaction
     /// Every page; the one on screen is `document`.
-    public private(set) var notebook = Notebook()
+    public private(set) var notebook: Notebook
+    /// The pages not on screen, as they were last shown (or painted ahead, `paintPagesAhead`).
+    public private(set) var snapshots: PageSnapshots
     public var document: Document { notebook.page }
     /// Presses on on-screen controls since the screen last looked (`takePresses`).
     private var presses: [Press] = []
@@ -39,6 +45,8 @@ public final class FramePipeline {
 
     public init(settings: InteractionSettings, devices: [DeviceInfo], display: Display, options: PipelineOptions = PipelineOptions()) throws {
         interaction = Interaction(settings: settings, devices: devices)
+        notebook = Notebook(undoDepth: options.undoDepth)
+        snapshots = PageSnapshots(budget: options.pageCacheBytes)
         for d in devices { deviceNames[d.id] = d.name }
         renderer = try FrameRenderer(size: display.size, background: options.background)
         self.display = display
@@ -70,6 +78,7 @@ public final class FramePipeline {
     /// controls take input instead of drawing.
     public func show(backdrop: [UIElement], chrome: [UIElement], controlAreas: [Rect], modal: Bool) throws {
         let backdropChanged = renderer.setBackdrop(backdrop)
+        if backdropChanged { snapshots.removeAll() }   // painted on the old paper
         if try renderer.setChrome(chrome) || backdropChanged { needsFrame = true }
         if controlAreas != interaction.controlAreas || modal != interaction.modal {
             interaction.setControlAreas(controlAreas, modal: modal)
@@ -82,15 +91,46 @@ public final class FramePipeline {
 
     // MARK: pages
 
-    public func addPage() { notebook.addPage(); renderer.showAnotherDocument(); needsFrame = true }
-    public func turn(to page: Int) {
-        guard page != notebook.current else { return }
-        notebook.turn(to: page)
+    public func addPage() {
+        guard notebook.canAddPage else { return }
+        keepSnapshotOfPageShown()
+        notebook.addPage()
         renderer.showAnotherDocument()
         needsFrame = true
     }
+
+    public func turn(to page: Int) {
+        guard page != notebook.current, notebook.pages.indices.contains(page) else { return }
+        keepSnapshotOfPageShown()
+        notebook.turn(to: page)
+        renderer.showAnotherDocument(snapshots.take(page, revision: document.revision))
+        needsFrame = true
+    }
+
+    /// The page being left, as the screen shows it: unless a stroke is being drawn or a change
+    /// has not reached the canvas yet (then it is painted again when turned to).
+    private func keepSnapshotOfPageShown() {
+        guard document.active.isEmpty, !document.hasUntakenChanges, let snapshot = renderer.snapshotCanvas() else { return }
+        snapshots.keep(snapshot, page: notebook.current, revision: document.revision)
+    }
+
+    /// Pages not on screen and not kept: what `paintPagesAhead` should paint, nearest first.
+    public func pagesToPaint() -> [(page: Int, revision: Int, strokes: [Stroke])] {
+        notebook.pages.indices
+            .filter { $0 != notebook.current && !snapshots.has($0) && !notebook.pages[$0].isEmpty }
+            .sorted { abs($0 - notebook.current) < abs($1 - notebook.current) }
+            .map { ($0, notebook.pages[$0].revision, notebook.pages[$0].strokes) }
+    }
+
+    /// A page painted elsewhere arrives: kept if the page is still off screen and unchanged.
+    public func keepPainted(_ snapshot: PageSnapshot, page: Int, revision: Int) {
+        guard page != notebook.current, notebook.pages.indices.contains(page),
+              notebook.pages[page].revision == revision, snapshot.backdrop == renderer.backdropGeneration else { return }
+        snapshots.keep(snapshot, page: page, revision: revision)
+    }
+
     /// Starts over with one blank page, not undoably (a signature that was accepted or abandoned).
-    public func startOver() { notebook.reset(); renderer.showAnotherDocument(); needsFrame = true }
+    public func startOver() { notebook.reset(); snapshots.removeAll(); renderer.showAnotherDocument(); needsFrame = true }
 
     /// Input devices by id (a capture names the pen that signed).
     public private(set) var deviceNames: [Int: String] = [:]
@@ -115,6 +155,7 @@ public final class FramePipeline {
     public func restore(_ edits: [NotebookEdit], devices: [Int: String] = [:]) {
         deviceNames.merge(devices) { live, _ in live }
         notebook.restore(edits)
+        snapshots.removeAll()
         renderer.showAnotherDocument()
         needsFrame = true
     }

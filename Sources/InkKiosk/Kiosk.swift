@@ -129,7 +129,11 @@ public final class Kiosk {
             log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
             let wake = try WakeSignal()
             journalWake = wake
-            self.journal = JournalWriter(journal: journal) { wake.signal() }
+            let writer = JournalWriter(journal: journal) { wake.signal() }
+            self.journal = writer
+            // Whatever history the last run left beyond the notebook's own goes at once, off this thread.
+            let compacted = pipeline.notebook.compacted()
+            if compacted.count < journal.recovered.count { writer.compact(compacted, deviceNames: pipeline.deviceNames) }
         } else {
             journalWake = nil
             self.journal = nil
@@ -217,6 +221,7 @@ public final class Kiosk {
     private func updateScreen() {
         do { try screen.update(screenContext) } catch { log("warning: screen: \(error)") }
         saveEdits()
+        if firstFrameShown { paintPagesAhead() }
     }
 
     /// What the screen works with; made once, not per input batch.
@@ -227,7 +232,30 @@ public final class Kiosk {
     /// Finished edits go to the journal's writer thread at once; the ink never waits for the disk.
     private func saveEdits() {
         let edits = pipeline.takeEdits()
-        if !edits.isEmpty { journal?.submit(edits, deviceNames: pipeline.deviceNames) }
+        guard let journal, !edits.isEmpty else { return }
+        journal.submit(edits, deviceNames: pipeline.deviceNames)
+        if journal.state.outgrown { journal.compact(pipeline.notebook.compacted(), deviceNames: pipeline.deviceNames) }
+    }
+
+    /// Pages painted so far while nobody looked (page, revision, backdrop): each is tried once.
+    private var paintedAhead: Set<[Int]> = []
+    private var paintingAhead = false
+
+    /// Paints the pages not on screen, one at a time, off this thread, so that turning to one
+    /// (after a restart too) shows it within a frame; stops when the page cache is three-quarters full.
+    private func paintPagesAhead() {
+        guard !paintingAhead, pipeline.snapshots.bytes < pipeline.snapshots.budget * 3 / 4,
+              case let generation = pipeline.renderer.backdropGeneration,
+              let next = pipeline.pagesToPaint().first(where: { !paintedAhead.contains([$0.page, $0.revision, generation]) })
+        else { return }
+        paintedAhead.insert([next.page, next.revision, generation])
+        paintingAhead = true
+        let backdrop = pipeline.renderer.backdropSnapshot(), strokes = next.strokes
+        chores.run({ try FrameRenderer.paintPage(strokes, backdrop: backdrop) }) { [unowned self] outcome in
+            paintingAhead = false
+            if case .success(let snapshot) = outcome { pipeline.keepPainted(snapshot, page: next.page, revision: next.revision) }
+            paintPagesAhead()
+        }
     }
 
     /// The writer synced or failed: when the disk refuses, the screen says so and drawing
@@ -255,6 +283,7 @@ public final class Kiosk {
         idleStatus.activity(at: monotonicNow())   // a mode set has no flip event to wake the loop
         if !firstFrameShown {
             firstFrameShown = true
+            paintPagesAhead()
             log(String(format: "first frame on screen %.0f ms after start", (monotonicNow() - startedAt) * 1000))
             notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         }

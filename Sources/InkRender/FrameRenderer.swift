@@ -26,7 +26,12 @@ public final class FrameRenderer {
     private var chromeDamage: [Rect] = []
     private var canvasStale = false
     private var layers: [StrokeID: StrokeLayer] = [:]
+    /// Cleared layers kept for the next strokes (each is a full screen of RAM): enough for a
+    /// pen and a finger; a ten-finger smear's extra layers are freed when it ends.
     private var spareLayers: [ImageSurface] = []
+    public static let maxSpareLayers = 2
+    /// Layers in use and kept (for memory figures).
+    public var layerCount: (active: Int, spare: Int) { (layers.count, spareLayers.count) }
     private var previousOverlay: [Rect] = []
     private var firstFrame = true
     public var palette: [RGBA] = Palette.standard
@@ -52,14 +57,42 @@ public final class FrameRenderer {
     public func invalidateAll() { firstFrame = true }
 
     /// Another drawing is shown (a page turned): strokes being drawn are dropped, and the
-    /// next frame repaints the canvas from the document.
-    public func showAnotherDocument() {
-        for (_, layer) in layers {
-            if !layer.inked.isEmpty { CairoContext(layer.surface).fill(layer.inked.outset(by: 2).integral, with: RGBA(0, 0, 0, 0)) }
-            spareLayers.append(layer.surface)
-        }
+    /// next frame shows `snapshot` (that page as it was left), or else repaints the canvas
+    /// from the document.
+    public func showAnotherDocument(_ snapshot: PageSnapshot? = nil) {
+        for (_, layer) in layers { recycle(layer) }
         layers.removeAll()
-        canvasStale = true
+        if let snapshot, snapshot.backdrop == backdropGeneration, snapshot.size == size {
+            snapshot.restore(into: canvas)
+            canvasStale = false
+            firstFrame = true
+        } else {
+            canvasStale = true
+        }
+    }
+
+    /// The canvas as it is, for showing again later; nil when it is out of date or strokes are
+    /// being drawn on it.
+    public func snapshotCanvas() -> PageSnapshot? {
+        guard !canvasStale, layers.isEmpty else { return nil }
+        return PageSnapshot(of: canvas, backdrop: backdropGeneration)
+    }
+
+    /// Counts backdrop changes (a snapshot painted on another backdrop is not shown).
+    public private(set) var backdropGeneration = 0
+
+    /// The paper and its decorations, for painting a page elsewhere (`paintPage`).
+    public func backdropSnapshot() -> PageSnapshot { PageSnapshot(of: backdrop, backdrop: backdropGeneration) }
+
+    /// A page's canvas painted from its strokes on `backdrop`, on any thread: what a page that
+    /// has not been shown yet will look like, made before it is turned to.
+    public static func paintPage(_ strokes: [Stroke], backdrop: PageSnapshot) throws -> PageSnapshot {
+        let surface = try ImageSurface(size: backdrop.size, format: .xrgb)
+        backdrop.restore(into: surface)
+        let ctx = CairoContext(surface)
+        for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr) }
+        cairo_surface_flush(surface.surface)
+        return PageSnapshot(of: surface, backdrop: backdrop.backdrop)
     }
 
     /// The decorations under the ink; a change repaints the canvas.
@@ -72,6 +105,7 @@ public final class FrameRenderer {
         UIPainter.draw(elements, in: ctx.cr)
         cairo_surface_flush(backdrop.surface)
         canvasStale = true
+        backdropGeneration += 1
         return true
     }
 
@@ -220,6 +254,12 @@ public final class FrameRenderer {
             damage.add(layer.inked)   // a cancelled stroke leaves no ink
         }
         layers[stroke.id] = nil
+        recycle(layer)
+    }
+
+    /// Clears a layer for the next stroke, or frees it when enough are kept.
+    private func recycle(_ layer: StrokeLayer) {
+        guard spareLayers.count < Self.maxSpareLayers else { return }
         if !layer.inked.isEmpty { CairoContext(layer.surface).fill(layer.inked.outset(by: 2).integral, with: RGBA(0, 0, 0, 0)) }
         spareLayers.append(layer.surface)
     }

@@ -34,6 +34,11 @@ public enum DurableFile {
         guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
     }
 
+    /// fsync the directory holding `path` (after a rename in it).
+    public static func sync(directoryOf path: String) throws {
+        try sync(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+
     /// Replaces `path` atomically: a synced temporary file renamed over it.
     public static func replace(_ path: String, with data: some DataProtocol, mode: mode_t = 0o644) throws {
         let tmp = path + ".tmp"

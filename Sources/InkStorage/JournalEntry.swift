@@ -7,7 +7,7 @@ import InkCore
 /// which restarts at boot: each process writes a `session` record first, pairing that clock
 /// with the wall clock, so a later process can bring the times onto its own clock.
 struct JournalEntry: Codable, Equatable {
-    var op: String                      // "stroke", "erase", "undo", "redo", "clear", "add-page", "turn", "session"
+    var op: String                      // "stroke", "placed", "erase", "undo", "redo", "clear", "add-page", "turn", "session"
     var page: Int?                      // the page an edit is on (absent: the first)
     var device: String?                 // the name of the device that drew a stroke
     var finger: Bool?                   // drawn by a finger (else a pen)
@@ -27,7 +27,7 @@ struct JournalEntry: Codable, Equatable {
         case .page(let index, let e):
             self.init(e)
             page = index == 0 ? nil : index
-            if case .added(let stroke) = e {
+            if let stroke = e.stroke {
                 device = deviceName(stroke.source.device)
                 finger = stroke.source.isPen ? nil : true
             }
@@ -51,8 +51,8 @@ struct JournalEntry: Codable, Equatable {
 
     private init(_ edit: DocumentEdit) {
         switch edit {
-        case .added(let stroke):
-            op = "stroke"
+        case .added(let stroke), .placed(let stroke):
+            if case .placed = edit { op = "placed" } else { op = "stroke" }
             id = stroke.id
             let b = stroke.brush
             tool = b.tool.rawValue
@@ -81,7 +81,7 @@ struct JournalEntry: Codable, Equatable {
 
     private func documentEdit(_ context: inout RestoreContext) -> DocumentEdit? {
         switch op {
-        case "stroke":
+        case "stroke", "placed":
             guard let id, let toolName = tool, let kind = ToolKind(rawValue: toolName), let c = color, c.count == 4,
                   let width, (0...Self.maxWidth).contains(width), width > 0, let nib, nib.count == 3,
                   nib.allSatisfy({ abs($0) <= Self.maxWidth }), let samples,
@@ -92,8 +92,9 @@ struct JournalEntry: Codable, Equatable {
             var decoded = samples.compactMap(Self.decode)
             guard decoded.count == samples.count, !decoded.isEmpty else { return nil }
             for i in decoded.indices { decoded[i].time = context.time(decoded[i].time) }
-            return .added(Stroke(id: id, brush: brush, source: context.source(device: device, finger: finger == true),
-                                 samples: decoded, state: .done))
+            let stroke = Stroke(id: id, brush: brush, source: context.source(device: device, finger: finger == true),
+                                samples: decoded, state: .done)
+            return op == "placed" ? .placed(stroke) : .added(stroke)
         case "erase": return ids.map { .erased($0) }
         case "undo": return .undo
         case "redo": return .redo
@@ -122,6 +123,16 @@ struct JournalEntry: Codable, Equatable {
         return Sample(location: Point(v[0], v[1]), pressure: v[2], altitude: v[3], azimuth: v[4],
                       distance: v.count == 8 ? v[7] : nil, time: v[5], isCoalesced: flags & 1 != 0,
                       estimated: EstimatedProperties(rawValue: UInt8(truncatingIfNeeded: flags >> 1)))
+    }
+}
+
+extension DocumentEdit {
+    /// The stroke an edit carries (a drawn or a placed one).
+    var stroke: Stroke? {
+        switch self {
+        case .added(let s), .placed(let s): return s
+        default: return nil
+        }
     }
 }
 

@@ -24,11 +24,21 @@ public final class JournalWriter: @unchecked Sendable {
         /// Hand-over → synced, of the last batch and the slowest since the start (seconds).
         public var lastDurability = 0.0
         public var worstDurability = 0.0
+        /// The journal's length now, and just after it was last compacted (or opened).
+        public var bytes = 0
+        public var compactedBytes = 0
+        /// Compactions done, and why the last one failed (the old journal is then kept whole).
+        public var compactions = 0
+        public var compactionProblem: String?
+
+        /// The journal has grown past twice its compacted size (small journals are left alone).
+        public var outgrown: Bool { bytes > 2 * compactedBytes && bytes > 256 << 10 }
     }
 
     private enum Work {
         case edits([NotebookEdit], deviceNames: [Int: String], handedOver: Double)
         case reset
+        case compact([NotebookEdit], deviceNames: [Int: String])
     }
 
     /// Appended, not yet synced: kept until the sync succeeds, to be written again if it fails.
@@ -54,6 +64,9 @@ public final class JournalWriter: @unchecked Sendable {
     private var stopping = false
     private var appending = false
     private var syncing = false
+    /// A compaction is being written, or put in place (then no sync may start).
+    private var compacting = false
+    private var adopting = false
     /// Serialises the file's appends, resets and cuts (never held during a sync).
     private let file = NSLock()
 
@@ -65,6 +78,8 @@ public final class JournalWriter: @unchecked Sendable {
         self.retryInterval = retryInterval
         self.changed = changed
         syncedEnd = journal.end
+        current.bytes = Int(syncedEnd)
+        current.compactedBytes = Int(syncedEnd)
         // Both alive until stop() ends them.
         let appender = Thread { self.appendLoop() }
         appender.name = "journal"
@@ -99,6 +114,17 @@ public final class JournalWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Replaces the journal with `edits`, the notebook's compacted form as it stands after
+    /// everything handed over so far; edits handed over later follow it. The copy is written
+    /// on its own thread while appends go on. False (nothing done) while one is under way.
+    @discardableResult
+    public func compact(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) -> Bool {
+        condition.lock(); defer { condition.unlock() }
+        guard !compacting, !queue.contains(where: { if case .compact = $0.work { true } else { false } }) else { return false }
+        enqueue(.compact(edits, deviceNames: deviceNames))
+        return true
+    }
+
     private func enqueue(_ work: Work, atFront: Bool = false) {
         if atFront { queue.insert((nextSeq, work), at: 0) } else { queue.append((nextSeq, work)) }
         nextSeq += 1
@@ -117,7 +143,7 @@ public final class JournalWriter: @unchecked Sendable {
         return true
     }
 
-    private var idle: Bool { queue.isEmpty && appended.isEmpty && !appending && !syncing }
+    private var idle: Bool { queue.isEmpty && appended.isEmpty && !appending && !syncing && !compacting }
 
     /// Saves what it can within `timeout`, then ends the threads.
     public func stop(timeout: Double) -> Bool {
@@ -150,7 +176,14 @@ public final class JournalWriter: @unchecked Sendable {
                 // A reset that came meanwhile already dropped what it erases.
                 let written = Set(batch.map(\.seq))
                 queue.removeAll { written.contains($0.seq) }
-                if let done { appended.append(done) } else { appended.removeAll(); current.problem = nil }
+                if let done {
+                    appended.append(done)
+                    current.bytes = Int(done.end)
+                } else if case .reset = batch[0].work {
+                    appended.removeAll()
+                    current.problem = nil
+                    current.bytes = StrokeJournal.magic.count
+                }
                 condition.broadcast()
             case .failure(let error):
                 current.problem = StorageError.reason(error)
@@ -169,6 +202,17 @@ public final class JournalWriter: @unchecked Sendable {
     /// the journal (returns nil).
     private func write(_ batch: [Work], seq: Int) throws -> Appended? {
         file.lock(); defer { file.unlock() }
+        if case .compact(let edits, let names) = batch.first {
+            // Everything handed over before is in the file by now: the copy continues from here.
+            let base = journal.end, resets = journal.resets
+            condition.lock()
+            compacting = true
+            condition.unlock()
+            let compactor = Thread { self.compactLoop(edits, names, base: base, resets: resets) }
+            compactor.name = "journal-compact"
+            compactor.start()
+            return nil
+        }
         if case .reset = batch.first {
             try journal.reset()
             condition.lock()
@@ -187,13 +231,65 @@ public final class JournalWriter: @unchecked Sendable {
                         handedOver: oldest, end: end)
     }
 
+    // MARK: compacting
+
+    /// Writes the compacted copy (slow, no lock held), then puts it in place while no append
+    /// or sync runs: what was appended meanwhile goes along, and is on disk with it.
+    private func compactLoop(_ edits: [NotebookEdit], _ names: [Int: String], base: off_t, resets: Int) {
+        runInBackgroundPriority()
+        var outcome = Result { try journal.prepareCompaction(edits, deviceNames: names) }
+        file.lock()
+        condition.lock()
+        // Polled: a failing sync wants the file lock this thread holds before it can signal.
+        while syncing { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        adopting = true
+        condition.unlock()
+        var end: off_t = 0
+        if case .success(let copy) = outcome {
+            if journal.resets != resets {
+                journal.discard(copy)   // emptied meanwhile: the copy holds what was erased
+                outcome = .failure(StorageError(description: "the journal was emptied during compaction"))
+            } else {
+                do { end = try journal.adopt(copy, tailFrom: base) } catch { outcome = .failure(error) }
+            }
+        }
+        condition.lock()
+        switch outcome {
+        case .success(let copy) where end > 0:
+            let now = monotonicNow()
+            for batch in appended {
+                current.saved += batch.count
+                current.lastDurability = now - batch.handedOver
+                current.worstDurability = max(current.worstDurability, current.lastDurability)
+            }
+            appended.removeAll()
+            syncedEnd = end
+            current.bytes = Int(end)
+            current.compactedBytes = copy.bytes
+            current.compactions += 1
+            current.compactionProblem = nil
+        case .failure(let error) where journal.resets == resets:
+            current.compactionProblem = StorageError.reason(error)
+            current.compactedBytes = current.bytes   // not again until the journal doubles once more
+        default:
+            break
+        }
+        adopting = false
+        compacting = false
+        condition.broadcast()
+        condition.unlock()
+        file.unlock()
+        changed()
+    }
+
     // MARK: syncing
 
     private func syncLoop() {
         runInBackgroundPriority()
         condition.lock()
         while true {
-            while appended.isEmpty && !stopping { condition.wait() }
+            // While a compaction is put in place the file changes under the sync: wait for it.
+            while (appended.isEmpty && !stopping) || adopting { condition.wait() }
             if appended.isEmpty { break }
             let covered = appended[appended.count - 1].seq
             syncing = true
@@ -202,6 +298,7 @@ public final class JournalWriter: @unchecked Sendable {
             let now = monotonicNow()
             condition.lock()
             syncing = false
+            condition.broadcast()   // a compaction may be waiting to put its copy in place
             switch outcome {
             case .success:
                 // Only what was appended before the sync began (a reset meanwhile dropped the rest).

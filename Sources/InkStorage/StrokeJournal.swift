@@ -15,7 +15,8 @@ import InkCore
 /// monotonic clock through the wall clock each process records once, in a `session` record.
 public final class StrokeJournal {
     public let path: String
-    private let fd: Int32
+    /// Replaced when a compacted copy is adopted.
+    private var fd: Int32
     /// What opening found: the edits to restore, and what was cut off (if anything).
     public let recovered: [NotebookEdit]
     public let warning: String?
@@ -38,6 +39,7 @@ public final class StrokeJournal {
 
     /// Opens (or creates) the journal and recovers what it holds; a damaged end is cut off.
     private static func open(_ path: String, _ context: inout RestoreContext) throws -> (Int32, [NotebookEdit], String?) {
+        unlink(path + ".compact")   // a compaction a crash interrupted: the journal itself is whole
         var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError.errno("cannot open the journal \(path)") }
         let data = readAll(fd)
@@ -116,6 +118,78 @@ public final class StrokeJournal {
         }
         sessionWritten = false
         sessionStart = nil
+        resets += 1
+    }
+
+    /// How often the journal was emptied (a compaction prepared before a reset is void).
+    public private(set) var resets = 0
+
+    // MARK: compaction
+
+    /// A compacted journal written beside the real one, synced, not yet in its place.
+    public struct CompactCopy: Sendable {
+        let fd: Int32
+        let path: String
+        /// Its length before the journal's newer records are added.
+        public let bytes: Int
+    }
+
+    /// Writes `edits` (a notebook's compacted form) to `PATH.compact` and syncs it. The journal
+    /// itself is untouched, so appends may go on meanwhile; any thread may call this.
+    public func prepareCompaction(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) throws -> CompactCopy {
+        let copyPath = path + ".compact"
+        let copyFD = Glibc.open(copyPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard copyFD >= 0 else { throw StorageError.errno("cannot create \(copyPath)") }
+        do {
+            let entries = [JournalEntry(session: clock)] + edits.map { JournalEntry($0, deviceName: { deviceNames[$0] }) }
+            let bytes = Self.magic + (try Self.records(entries))
+            try DurableFile.writeAll(copyFD, bytes, copyPath)
+            guard fsync(copyFD) == 0 else { throw StorageError.errno("cannot sync \(copyPath)") }
+            return CompactCopy(fd: copyFD, path: copyPath, bytes: bytes.count)
+        } catch {
+            close(copyFD)
+            unlink(copyPath)
+            throw error
+        }
+    }
+
+    /// Puts the copy in the journal's place: the records appended since `base` (where the
+    /// journal ended when the copy's edits were taken) are added to it, it is synced, renamed
+    /// over the journal, and the directory synced. A crash at any point leaves one whole
+    /// journal, the old or the new. Not concurrently with `append`, `sync` or `cut`.
+    /// Returns where the journal now ends.
+    public func adopt(_ copy: CompactCopy, tailFrom base: off_t) throws -> off_t {
+        do {
+            let end = lseek(fd, 0, SEEK_END)
+            guard end >= base else { throw StorageError(description: "\(path) shrank while it was compacted") }
+            var tail = [UInt8](repeating: 0, count: Int(end - base))
+            if !tail.isEmpty {
+                let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, base) }
+                guard n == tail.count else { throw StorageError.errno("cannot read \(path)") }
+                guard lseek(copy.fd, 0, SEEK_END) >= 0 else { throw StorageError.errno("cannot seek in \(copy.path)") }
+                try DurableFile.writeAll(copy.fd, tail, copy.path)
+            }
+            guard fsync(copy.fd) == 0 else { throw StorageError.errno("cannot sync \(copy.path)") }
+            guard rename(copy.path, path) == 0 else { throw StorageError.errno("cannot put \(copy.path) in place of \(path)") }
+        } catch {
+            discard(copy)
+            throw error
+        }
+        close(fd)
+        fd = copy.fd
+        // The copy starts with this process's session record.
+        sessionWritten = true
+        sessionStart = off_t(Self.magic.count)
+        // The rename is done and the old file gone; should this sync fail, the disk is failing
+        // and the next append's sync reports it.
+        try? DurableFile.sync(directoryOf: path)
+        return lseek(fd, 0, SEEK_END)
+    }
+
+    /// Gives a prepared copy up (the journal was emptied meanwhile, or adopting it failed).
+    public func discard(_ copy: CompactCopy) {
+        close(copy.fd)
+        unlink(copy.path)
     }
 
     // MARK: file format

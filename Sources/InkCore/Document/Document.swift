@@ -7,6 +7,10 @@ public struct Document: Sendable {
     public private(set) var active: [StrokeSource: Stroke] = [:]
     private var undoStack: [Edit] = []
     private var redoStack: [Edit] = []
+    /// Counts changes to the finished ink: a page's picture kept elsewhere is valid while this is the same.
+    public private(set) var revision = 0
+    /// How many steps undo reaches back; older steps are forgotten (their ink stays).
+    public private(set) var undoDepth: Int
     private var nextID = 1
     private var changes = DocumentChanges()
     /// Edits not yet handed to the journal (`takeEdits`).
@@ -20,7 +24,12 @@ public struct Document: Sendable {
         case cleared([Stroke])
     }
 
-    public init() {}
+    /// The undo depth when a config names none: a lesson's worth of mistakes on one page.
+    public static let defaultUndoDepth = 100
+
+    public init(undoDepth: Int = Document.defaultUndoDepth) {
+        self.undoDepth = max(0, undoDepth)
+    }
 
     public var canUndo: Bool { !undoStack.isEmpty }
     public var canRedo: Bool { !redoStack.isEmpty }
@@ -86,7 +95,9 @@ public struct Document: Sendable {
     }
 
     private mutating func push(_ edit: Edit) {
+        revision += 1
         undoStack.append(edit)
+        if undoStack.count > undoDepth { undoStack.removeFirst(undoStack.count - undoDepth) }
         redoStack.removeAll()
     }
 
@@ -105,6 +116,7 @@ public struct Document: Sendable {
             let stroke = strokes[index]
             if stroke.bounds.intersects(reach), Self.touches(stroke, probes, radius) {
                 strokes.remove(at: index)
+                revision += 1
                 erasing[source, default: []].append((index, stroke))
                 changes.invalid.append(stroke.bounds)
             }
@@ -128,6 +140,7 @@ public struct Document: Sendable {
 
     public mutating func undo() {
         guard let edit = undoStack.popLast() else { return }
+        revision += 1
         revert(edit)
         redoStack.append(edit)
         edits.append(.undo)
@@ -135,6 +148,7 @@ public struct Document: Sendable {
 
     public mutating func redo() {
         guard let edit = redoStack.popLast() else { return }
+        revision += 1
         reapply(edit)
         undoStack.append(edit)
         edits.append(.redo)
@@ -197,6 +211,10 @@ public struct Document: Sendable {
                 strokes.append(stroke)
                 push(.added(stroke))
                 nextID = max(nextID, stroke.id + 1)
+            case .placed(var stroke):
+                stroke.state = .done
+                strokes.append(stroke)
+                nextID = max(nextID, stroke.id + 1)
             case .erased(let ids):
                 // Top to bottom, as the eraser removes them, so that undo puts each back in place.
                 var removed: [(index: Int, stroke: Stroke)] = []
@@ -210,8 +228,45 @@ public struct Document: Sendable {
             }
         }
         edits.removeAll()
+        revision += 1
         changes = DocumentChanges()
         changes.everything = true
+    }
+
+    /// Changes the renderer has not been shown yet (`takeChanges`).
+    public var hasUntakenChanges: Bool { !changes.ended.isEmpty || !changes.invalid.isEmpty || changes.everything }
+
+    /// The shortest edits that rebuild this page: its ink and its undo and redo steps, as
+    /// `restore` takes them (what a compacted journal keeps). Ink older than the undo steps is
+    /// placed, not added, so it cannot be undone after a restore either.
+    public func compacted() -> [DocumentEdit] {
+        // Undo everything on a copy: what is left is the ink before the oldest step, and the
+        // redo stack then holds every step, the oldest on top.
+        var base = self
+        while base.canUndo { base.undo() }
+        var out = base.strokes.map { DocumentEdit.placed($0) }
+        for step in base.redoStack.reversed() {
+            switch step {
+            case .added(let stroke): out.append(.added(stroke))
+            case .erased(let removed): out.append(.erased(removed.map(\.stroke.id)))
+            case .cleared: out.append(.clear)
+            }
+        }
+        out += Array(repeating: .undo, count: redoStack.count)
+        return out
+    }
+
+    /// The strokes this page holds in its ink and history (what its compacted edits carry).
+    public var heldStrokes: Int {
+        var ids = Set(strokes.map(\.id))
+        for step in undoStack + redoStack {
+            switch step {
+            case .added(let s): ids.insert(s.id)
+            case .erased(let removed): ids.formUnion(removed.map(\.stroke.id))
+            case .cleared(let all): ids.formUnion(all.map(\.id))
+            }
+        }
+        return ids.count
     }
 
     /// What changed since the last call; the renderer repaints from it.
@@ -234,6 +289,8 @@ public struct DocumentChanges: Sendable {
 /// One finished change to the drawing, in the order it happened.
 public enum DocumentEdit: Sendable, Equatable {
     case added(Stroke)
+    /// A stroke already on the page that undo does not reach (written by compaction).
+    case placed(Stroke)
     case erased([StrokeID])
     case undo, redo, clear
 }

@@ -1,8 +1,10 @@
 /// Pages of drawings, one shown at a time (the classroom's notebook; a signature is one page).
 /// Each page keeps its own undo history.
 public struct Notebook: Sendable {
-    public private(set) var pages: [Document] = [Document()]
+    public private(set) var pages: [Document]
     public private(set) var current = 0
+    /// How many steps undo reaches back on each page.
+    public let undoDepth: Int
     /// Edits not yet handed to the journal, in order.
     private var edits: [NotebookEdit] = []
 
@@ -10,7 +12,10 @@ public struct Notebook: Sendable {
     /// beyond it is damaged (the writer and the reader share this one limit).
     public static let maxPages = 1000
 
-    public init() {}
+    public init(undoDepth: Int = Document.defaultUndoDepth) {
+        self.undoDepth = undoDepth
+        pages = [Document(undoDepth: undoDepth)]
+    }
 
     /// Whether another page may be added.
     public var canAddPage: Bool { pages.count < Self.maxPages }
@@ -30,7 +35,7 @@ public struct Notebook: Sendable {
     public mutating func addPage() {
         guard canAddPage else { return }
         leave()
-        pages.append(Document())
+        pages.append(Document(undoDepth: undoDepth))
         current = pages.count - 1
         edits.append(.addPage)
     }
@@ -45,7 +50,7 @@ public struct Notebook: Sendable {
 
     /// Starts over with one empty page (a signature accepted, cancelled or timed out).
     public mutating func reset() {
-        pages = [Document()]
+        pages = [Document(undoDepth: undoDepth)]
         current = 0
         edits.removeAll()
     }
@@ -87,12 +92,26 @@ public struct Notebook: Sendable {
             }
         }
         pages = perPage.map { edits in
-            var d = Document()
+            var d = Document(undoDepth: undoDepth)
             d.restore(edits)
             return d
         }
         current = shown
         edits.removeAll()
+    }
+}
+
+extension Notebook {
+    /// The shortest edits that rebuild this notebook: every page's ink and undo history, and
+    /// the page on screen (what a compacted journal holds). Strokes still being drawn are not in it.
+    public func compacted() -> [NotebookEdit] {
+        var out: [NotebookEdit] = []
+        for (index, page) in pages.enumerated() {
+            if index > 0 { out.append(.addPage) }
+            out += page.compacted().map { .page(index, $0) }
+        }
+        if current != pages.count - 1 { out.append(.turn(to: current)) }
+        return out
     }
 }
 

@@ -73,6 +73,17 @@ struct ConfigReader {
         return d
     }
 
+    /// A whole number (a count: steps, files, megabytes) within `range`.
+    mutating func integer(_ key: String, in t: TOMLTable, at path: String, _ range: ClosedRange<Int>) -> Int? {
+        guard let v = t[key] else { return nil }
+        guard let n = v.int else { problem(join(path, key), "must be a whole number, not \(v.tomlValue)"); return nil }
+        guard range.contains(n) else {
+            problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound) (got \(n))")
+            return nil
+        }
+        return n
+    }
+
     mutating func choice<T: RawRepresentable>(_ key: String, in t: TOMLTable, at path: String, _ all: [T]) -> T?
         where T.RawValue == String {
         guard let s = string(key, in: t, at: path) else { return nil }

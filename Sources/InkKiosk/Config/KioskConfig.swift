@@ -38,7 +38,7 @@ public struct KioskConfig: Sendable {
         var r = ConfigReader(file: file, text: text)
         var c = KioskConfig()
         r.only(["mode", "display", "input", "device", "tools", "buttons", "hover", "prediction", "storage",
-                "ui", "signature", "classroom", "api", "lockdown"], in: root, at: "")
+                "ui", "signature", "classroom", "api", "lockdown", "limits"], in: root, at: "")
         if let mode = r.choice("mode", in: root, at: "", KioskMode.allCases) { c.screen.mode = mode }
         readScreen(&r, root, into: &c.screen)
 
@@ -167,6 +167,15 @@ extension KioskConfig {
             if t["widths"] != nil {
                 if let v = r.numberList("widths", in: t, at: "classroom", 0.1...10, count: 1...5) { s.widths = v }
             }
+        }
+        if let t = r.table("limits", in: root, at: "") {
+            r.only(["undo_depth", "page_cache_mb", "outbox_keep", "outbox_days", "saves_keep", "saves_days"], in: t, at: "limits")
+            if let v = r.integer("undo_depth", in: t, at: "limits", 0...10_000) { s.undoDepth = v }
+            if let v = r.integer("page_cache_mb", in: t, at: "limits", 0...4096) { s.pageCacheMB = v }
+            if let v = r.integer("outbox_keep", in: t, at: "limits", 0...1_000_000) { s.outboxRetention.keep = v }
+            if let v = r.number("outbox_days", in: t, at: "limits", 0...3650) { s.outboxRetention.maxAgeDays = v }
+            if let v = r.integer("saves_keep", in: t, at: "limits", 0...1_000_000) { s.savesRetention.keep = v }
+            if let v = r.number("saves_days", in: t, at: "limits", 0...3650) { s.savesRetention.maxAgeDays = v }
         }
         if let t = r.table("api", in: root, at: "") {
             r.only(["enabled", "listen", "default_timeout"], in: t, at: "api")

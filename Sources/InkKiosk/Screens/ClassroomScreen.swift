@@ -10,6 +10,8 @@ public final class ClassroomScreen: KioskScreen {
         public var text = UIText()
         public var buttonMM = 12.0
         public var saveDirectory = "/var/lib/inkkiosk/saved"
+        /// Older saves leave the directory after each Save.
+        public var retention = Retention(keep: 0, maxAgeDays: 0)
         public var palette: [RGBA] = Palette.standard
         /// Width choices, as multiples of each tool's configured width.
         public var widths: [Double] = [0.5, 1, 2]
@@ -103,7 +105,13 @@ public final class ClassroomScreen: KioskScreen {
         let pages = pipeline.notebook.pages.map(\.strokes)
         saving = true
         message = Notice(settings.text.saving)
-        context.chores.run({ try Self.write(pages, size: size, to: directory, base: base) }) { [weak self] outcome in
+        let retention = settings.retention
+        context.chores.run({ () -> (paths: [String], pruned: String?) in
+            let paths = try Self.write(pages, size: size, to: directory, base: base)
+            return (paths, retention.pruneNote(directory, what: "saves"))
+        }) { [weak self] written in
+            if case .success(let w) = written, let note = w.pruned { context.log(note) }
+            let outcome = written.map(\.paths)
             guard let self else { return }
             saving = false
             switch outcome {

@@ -1,5 +1,6 @@
 import InkCore
 import InkRender
+import InkStorage
 
 /// Which screen the kiosk shows and how (`mode`, `[ui]`, `[signature]`, `[classroom]` in the config).
 public struct ScreenSettings: Sendable, Equatable {
@@ -11,6 +12,12 @@ public struct ScreenSettings: Sendable, Equatable {
     public var dpi: Double? = nil
     public var outbox = "/var/lib/inkkiosk/outbox"
     public var saveDirectory = "/var/lib/inkkiosk/saved"
+    /// How many captures and saves stay on the device, and for how long (`[limits]`).
+    public var outboxRetention = Retention(keep: 1000, maxAgeDays: 30)
+    public var savesRetention = Retention(keep: 50, maxAgeDays: 180)
+    /// Undo steps per page, and RAM for the pictures of pages not on screen (`[limits]`).
+    public var undoDepth = Document.defaultUndoDepth
+    public var pageCacheMB = 64
     /// The classroom palette, and its width choices (multiples of each tool's width).
     public var palette: [RGBA] = Palette.standard
     public var widths: [Double] = [0.5, 1, 2]
@@ -29,6 +36,8 @@ public struct ScreenSettings: Sendable, Equatable {
     public func pipelineOptions(_ base: PipelineOptions) -> PipelineOptions {
         var o = base
         o.paletteOverlay = mode != .classroom
+        o.undoDepth = undoDepth
+        o.pageCacheBytes = pageCacheMB << 20
         return o
     }
 
@@ -39,11 +48,11 @@ public struct ScreenSettings: Sendable, Equatable {
             return DrawScreen(text: text, buttonMM: buttonMM, metrics: metrics)
         case .signature:
             var s = SignatureScreen.Settings()
-            s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.hosted = api != nil
+            s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
             return SignatureScreen(settings: s, metrics: metrics)
         case .classroom:
             var s = ClassroomScreen.Settings()
-            s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.palette = palette; s.widths = widths
+            s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
             return ClassroomScreen(settings: s, metrics: metrics)
         }
     }

@@ -11,6 +11,8 @@ public final class SignatureScreen: KioskScreen {
         public var text = UIText()
         public var buttonMM = 12.0
         public var outbox = "/var/lib/inkkiosk/outbox"
+        /// Older captures leave the outbox after each Accept.
+        public var retention = Retention(keep: 0, maxAgeDays: 0)
         /// Requests come from a host; without one the kiosk is always ready for the next signature.
         public var hosted = false
         public init() {}
@@ -122,7 +124,13 @@ public final class SignatureScreen: KioskScreen {
         saving = name
         message = Notice(settings.text.saving)
         let outbox = settings.outbox, samples = strokes.reduce(0) { $0 + $1.samples.count }
-        context.chores.run({ try capture.write(to: outbox) }) { [weak self] outcome in
+        let retention = settings.retention
+        context.chores.run({ () -> (paths: [String], pruned: String?) in
+            let paths = try capture.write(to: outbox)
+            return (paths, retention.pruneNote(outbox, what: "captures"))
+        }) { [weak self] written in
+            if case .success(let w) = written, let note = w.pruned { context.log(note) }
+            let outcome = written.map(\.paths)
             guard let self else { return }
             saving = nil
             switch outcome {
