@@ -62,4 +62,59 @@ private let clock = ClockAnchor(wall: 1_790_000_000, mono: 100)
         #expect(writer.stop(timeout: 20))
         #expect(try StrokeJournal(path: p, clock: clock).recovered == many)
     }
+
+    /// A compaction replaces the file with the notebook's compacted form; what is handed over
+    /// while the copy is written follows it, and everything comes back after a restart.
+    @Test func compactionKeepsEveryEditHandedOverMeanwhile() throws {
+        let edits = try strokes()
+        let p = try path("compact")
+        let writer = JournalWriter(journal: try StrokeJournal(path: p, clock: clock))
+        // A long history: each stroke drawn, undone and redone many times.
+        var notebook = Notebook()
+        var history: [NotebookEdit] = []
+        for e in edits { history.append(e) }
+        for _ in 0..<200 { history += [.page(0, .undo), .page(0, .redo)] }
+        notebook.restore(history)
+        writer.submit(history)
+        #expect(writer.flush(timeout: 10))
+        let before = writer.state.bytes
+        #expect(writer.compact(notebook.compacted()))
+        writer.submit([.addPage])   // handed over while the copy is being written
+        #expect(writer.stop(timeout: 10))
+        let state = writer.state
+        #expect(state.compactions == 1 && state.compactionProblem == nil)
+        #expect(state.bytes < before, "the file shrank: \(before) → \(state.bytes) bytes")
+        #expect(access(p + ".compact", F_OK) != 0, "no copy left beside the journal")
+        let reopened = try StrokeJournal(path: p, clock: clock)
+        var restored = Notebook()
+        restored.restore(reopened.recovered)
+        #expect(restored.count == 2 && restored.current == 1)
+        #expect(restored.pages[0].strokes == notebook.page.strokes)
+        #expect(reopened.recovered.count == notebook.compacted().count + 1)
+    }
+
+    /// A journal emptied (a signature handed over) while its compaction was being written
+    /// stays empty: the copy holds what was erased.
+    @Test func aResetDuringCompactionWins() throws {
+        let edits = try strokes()
+        let p = try path("compact-reset")
+        let writer = JournalWriter(journal: try StrokeJournal(path: p, clock: clock))
+        writer.submit(edits)
+        var notebook = Notebook()
+        notebook.restore(edits)
+        writer.compact(notebook.compacted())
+        writer.reset()
+        #expect(writer.stop(timeout: 10))
+        #expect(try StrokeJournal(path: p, clock: clock).recovered.isEmpty)
+    }
+
+    /// A copy a crash left beside the journal is removed; the journal itself is read as it is.
+    @Test func aCopyLeftByACrashIsIgnored() throws {
+        let edits = try strokes()
+        let p = try path("compact-crash")
+        try StrokeJournal(path: p, clock: clock).append(edits)
+        FileManager.default.createFile(atPath: p + ".compact", contents: Data("INKJOURNAL 1\n garbage".utf8))
+        #expect(try StrokeJournal(path: p, clock: clock).recovered == edits)
+        #expect(access(p + ".compact", F_OK) != 0)
+    }
 }

@@ -1,0 +1,59 @@
+import Testing
+import InkCore
+import InkRender
+import InkDisplay
+@testable import InkKiosk
+
+@Suite struct PageTurnTests {
+    /// Counts pixels of two screens that differ by more than `tolerance` in any channel.
+    private func differing(_ a: ImageSurface, _ b: ImageSurface, tolerance: Int = 2) -> Int {
+        var n = 0
+        for y in stride(from: 0, to: a.size.height, by: 1) {
+            for x in 0..<a.size.width {
+                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+                if abs(Int(p.r) - Int(q.r)) > tolerance || abs(Int(p.g) - Int(q.g)) > tolerance || abs(Int(p.b) - Int(q.b)) > tolerance { n += 1 }
+            }
+        }
+        return n
+    }
+
+    /// Turning back to a page shows it from its snapshot, exactly as painting it from its strokes would.
+    @Test func aPageTurnedBackToLooksAsItWasLeft() throws {
+        let r = try replay("pressure")
+        let pipeline = r.pipeline, display = pipeline.display as! OffscreenDisplay
+        try pipeline.renderFrame()
+        let left = try ImageSurface(size: display.size, format: .xrgb)
+        left.copy(from: display.screen, in: [Rect(x: 0, y: 0, width: Double(display.size.width), height: Double(display.size.height))])
+
+        pipeline.addPage()
+        try pipeline.renderFrame()
+        #expect(pipeline.snapshots.has(0), "the page left is kept")
+        #expect(Screen(display.screen).inkCount(x0: 0, y0: 0, x1: display.size.width, y1: display.size.height) == 0, "the new page is blank")
+
+        pipeline.turn(to: 0)
+        try pipeline.renderFrame()
+        #expect(!pipeline.snapshots.has(0), "the page shown is not kept twice")
+        #expect(differing(display.screen, left) == 0)
+
+        // The same page painted from its strokes, as after a restart.
+        pipeline.restore(pipeline.notebook.compacted())
+        try pipeline.renderFrame()
+        #expect(differing(display.screen, left, tolerance: 24) < 50)
+    }
+
+    /// A page painted ahead of time (as the kiosk does after a restart) is shown when turned to.
+    @Test func aPagePaintedAheadIsShownWhenTurnedTo() throws {
+        let r = try replay("pressure")
+        let pipeline = r.pipeline, display = pipeline.display as! OffscreenDisplay
+        pipeline.restore(pipeline.notebook.compacted() + [.addPage])
+        try pipeline.renderFrame()
+        let todo = pipeline.pagesToPaint()
+        #expect(todo.map(\.page) == [0])
+        let painted = try FrameRenderer.paintPage(todo[0].strokes, backdrop: pipeline.renderer.backdropSnapshot())
+        pipeline.keepPainted(painted, page: 0, revision: todo[0].revision)
+        #expect(pipeline.pagesToPaint().isEmpty)
+        pipeline.turn(to: 0)
+        try pipeline.renderFrame()
+        #expect(Screen(display.screen).inkCount(x0: 0, y0: 0, x1: display.size.width, y1: display.size.height) > 500)
+    }
+}

@@ -1,0 +1,52 @@
+import Testing
+import InkCore
+@testable import InkRender
+
+@Suite struct PageSnapshotTests {
+    /// Paper, solid ink, anti-aliased edges: the snapshot gives back every pixel as it was.
+    @Test func givesBackEveryPixel() throws {
+        let size = PixelSize(width: 321, height: 97)
+        let page = try ImageSurface(size: size, format: .xrgb)
+        let ctx = CairoContext(page)
+        ctx.fill(Rect(x: 0, y: 0, width: 321, height: 97), with: .white)
+        ctx.fill(Rect(x: 10.5, y: 3.25, width: 100.3, height: 40.7), with: RGBA(0.1, 0.2, 0.7, 1))
+        ctx.fill(Rect(x: 200, y: 50, width: 1, height: 1), with: RGBA(1, 0, 0, 1))
+        let snapshot = PageSnapshot(of: page, backdrop: 0)
+        #expect(snapshot.bytes < size.width * size.height * 4 / 4, "mostly runs: \(snapshot.bytes) bytes")
+        let back = try ImageSurface(size: size, format: .xrgb)
+        snapshot.restore(into: back)
+        for y in 0..<size.height { for x in 0..<size.width { #expect(back.pixel(x: x, y: y) == page.pixel(x: x, y: y)) } }
+    }
+
+    @Test func noiseComesBackToo() throws {
+        let size = PixelSize(width: 64, height: 8)
+        let page = try ImageSurface(size: size, format: .xrgb)
+        let ctx = CairoContext(page)
+        var seed: UInt32 = 7
+        for y in 0..<8 {
+            for x in 0..<64 {
+                seed = seed &* 1_103_515_245 &+ 12345
+                let v = Double(seed >> 16 & 0xff) / 255
+                // Runs of 1, 2 and 3 equal pixels between random ones.
+                ctx.fill(Rect(x: Double(x), y: Double(y), width: 1, height: 1), with: x % 5 < 3 ? RGBA(0, 0, 0, 1) : RGBA(v, v, v, 1))
+            }
+        }
+        let back = try ImageSurface(size: size, format: .xrgb)
+        PageSnapshot(of: page, backdrop: 0).restore(into: back)
+        for y in 0..<8 { for x in 0..<64 { #expect(back.pixel(x: x, y: y) == page.pixel(x: x, y: y)) } }
+    }
+
+    @Test func theCacheKeepsItsBudgetAndForgetsThePageLeftLongestAgo() throws {
+        let page = try ImageSurface(size: PixelSize(width: 100, height: 10), format: .xrgb)
+        let one = PageSnapshot(of: page, backdrop: 0)
+        var cache = PageSnapshots(budget: one.bytes * 2)
+        cache.keep(one, page: 0, revision: 1)
+        cache.keep(one, page: 1, revision: 1)
+        cache.keep(one, page: 2, revision: 1)
+        #expect(!cache.has(0) && cache.has(1) && cache.has(2))
+        #expect(cache.bytes <= cache.budget)
+        #expect(cache.take(1, revision: 2) == nil, "a page changed since is painted again")
+        #expect(!cache.has(1))
+        #expect(cache.take(2, revision: 1) != nil)
+    }
+}
