@@ -110,7 +110,14 @@ public final class FramePipeline {
     /// The page being left, as the screen shows it: unless a stroke is being drawn or a change
     /// has not reached the canvas yet (then it is painted again when turned to).
     private func keepSnapshotOfPageShown() {
-        guard document.active.isEmpty, !document.hasUntakenChanges, let snapshot = renderer.snapshotCanvas() else { return }
+        guard document.active.isEmpty else { return }
+        if document.hasUntakenChanges {
+            // A stroke ended (or an undo came) in the same batch as the turn: onto the canvas
+            // first. The frame is not presented; the next one shows the whole new page anyway.
+            notebook.page.finishFrame()
+            _ = try? renderer.render(document: document, changes: notebook.page.takeChanges(), overlay: OverlayScene())
+        }
+        guard let snapshot = renderer.snapshotCanvas() else { return }
         snapshots.keep(snapshot, page: notebook.current, revision: document.revision)
     }
 

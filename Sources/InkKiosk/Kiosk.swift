@@ -230,12 +230,7 @@ public final class Kiosk {
     }, chores: chores, log: log)
 
     /// Finished edits go to the journal's writer thread at once; the ink never waits for the disk.
-    private func saveEdits() {
-        let edits = pipeline.takeEdits()
-        guard let journal, !edits.isEmpty else { return }
-        journal.submit(edits, deviceNames: pipeline.deviceNames)
-        if journal.state.outgrown { journal.compact(pipeline.notebook.compacted(), deviceNames: pipeline.deviceNames) }
-    }
+    private func saveEdits() { journal?.save(from: pipeline) }
 
     /// Pages painted so far while nobody looked (page, revision, backdrop): each is tried once.
     private var paintedAhead: Set<[Int]> = []

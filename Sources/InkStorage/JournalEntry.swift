@@ -1,9 +1,10 @@
 import Foundation
 import InkCore
 
-/// A notebook edit as the journal stores it (JSON inside a checked record). Samples are
-/// arrays `[x, y, pressure, altitude, azimuth, time, flags]` (+ distance when known) to keep
-/// a signature's few thousand samples small. Sample times are the kiosk's monotonic clock,
+/// A notebook edit as the journal stores it (JSON inside a checked record). A stroke's samples
+/// follow the JSON in binary (`packed`, see `SampleBlock`): a day's journal is read in a
+/// fraction of a second. Older journals carry them as JSON arrays
+/// `[x, y, pressure, altitude, azimuth, time, flags]` (+ distance when known), still read. Sample times are the kiosk's monotonic clock,
 /// which restarts at boot: each process writes a `session` record first, pairing that clock
 /// with the wall clock, so a later process can bring the times onto its own clock.
 struct JournalEntry: Codable, Equatable {
@@ -21,6 +22,14 @@ struct JournalEntry: Codable, Equatable {
     var nib: [Double]?                  // thickness, lock altitude, fallback angle
     var samples: [[Double]]?
     var ids: [Int]?
+    /// A stroke's brush numbers (colour, width, nib, pressure curve) and samples, written after
+    /// the JSON as a `SampleBlock`: parsing JSON numbers is most of what reading a journal costs.
+    var packedBrush: [Double]?
+    var packed: [Sample]?
+
+    private enum CodingKeys: String, CodingKey {
+        case op, page, device, finger, wall, mono, id, tool, color, width, curve, nib, samples, ids
+    }
 
     init(_ edit: NotebookEdit, deviceName: (Int) -> String? = { _ in nil }) {
         switch edit {
@@ -56,11 +65,9 @@ struct JournalEntry: Codable, Equatable {
             id = stroke.id
             let b = stroke.brush
             tool = b.tool.rawValue
-            color = [b.color.r, b.color.g, b.color.b, b.color.a]
-            width = b.width
-            curve = b.pressureCurve.points.map { [$0.x, $0.y] }
-            nib = [b.nibThickness, b.azimuthLockAltitude, b.fallbackNibAngle]
-            samples = stroke.samples.map(Self.encode)
+            packedBrush = [b.color.r, b.color.g, b.color.b, b.color.a, b.width, b.nibThickness, b.azimuthLockAltitude,
+                           b.fallbackNibAngle] + b.pressureCurve.points.flatMap { [$0.x, $0.y] }
+            packed = stroke.samples
         case .erased(let list): op = "erase"; ids = list
         case .undo: op = "undo"
         case .redo: op = "redo"
@@ -82,15 +89,30 @@ struct JournalEntry: Codable, Equatable {
     private func documentEdit(_ context: inout RestoreContext) -> DocumentEdit? {
         switch op {
         case "stroke", "placed":
+            var color = color, width = width, nib = nib, curve = curve
+            if let b = packedBrush {
+                // colour (4), width, nib (3), then the pressure curve's points as x, y pairs.
+                guard b.count >= 8, b.count % 2 == 0 else { return nil }
+                color = Array(b[0..<4]); width = b[4]; nib = Array(b[5..<8])
+                curve = stride(from: 8, to: b.count, by: 2).map { [b[$0], b[$0 + 1]] }
+            }
             guard let id, let toolName = tool, let kind = ToolKind(rawValue: toolName), let c = color, c.count == 4,
-                  let width, (0...Self.maxWidth).contains(width), width > 0, let nib, nib.count == 3,
-                  nib.allSatisfy({ abs($0) <= Self.maxWidth }), let samples,
+                  c.allSatisfy(\.isFinite), let width, (0...Self.maxWidth).contains(width), width > 0, let nib, nib.count == 3,
+                  nib.allSatisfy({ abs($0) <= Self.maxWidth }),
                   let points = curve.map({ $0.compactMap { $0.count == 2 ? Point($0[0], $0[1]) : nil } }),
                   let pressureCurve = try? PressureCurve(points: points) else { return nil }
             let brush = Brush(tool: kind, color: RGBA(c[0], c[1], c[2], c[3]), width: width, pressureCurve: pressureCurve,
                               nibThickness: nib[0], azimuthLockAltitude: nib[1], fallbackNibAngle: nib[2])
-            var decoded = samples.compactMap(Self.decode)
-            guard decoded.count == samples.count, !decoded.isEmpty else { return nil }
+            var decoded: [Sample]
+            if let packed {
+                decoded = packed
+            } else if let samples {
+                decoded = samples.compactMap(Self.decode)
+                guard decoded.count == samples.count else { return nil }
+            } else {
+                return nil
+            }
+            guard !decoded.isEmpty else { return nil }
             for i in decoded.indices { decoded[i].time = context.time(decoded[i].time) }
             let stroke = Stroke(id: id, brush: brush, source: context.source(device: device, finger: finger == true),
                                 samples: decoded, state: .done)
@@ -107,22 +129,73 @@ struct JournalEntry: Codable, Equatable {
     static let maxCoordinate = 100_000.0
     static let maxWidth = 1_000.0
 
-    private static func encode(_ s: Sample) -> [Double] {
-        let flags = Double(Int(s.estimated.rawValue) << 1 | (s.isCoalesced ? 1 : 0))
-        var v = [s.location.x, s.location.y, s.pressure, s.altitude, s.azimuth, s.time, flags]
-        if let d = s.distance { v.append(d) }
-        return v
-    }
+    /// A sample's flags: coalesced, and which properties are estimates.
+    static func flags(_ s: Sample) -> Int { Int(s.estimated.rawValue) << 1 | (s.isCoalesced ? 1 : 0) }
 
     private static func decode(_ v: [Double]) -> Sample? {
-        // A record with a valid checksum can still hold nonsense: never trap on it, nor draw it.
-        guard v.count == 7 || v.count == 8, v.allSatisfy(\.isFinite), let flags = Int(exactly: v[6]),
-              (0...0x1ff).contains(flags), abs(v[0]) <= maxCoordinate, abs(v[1]) <= maxCoordinate,
-              (0...1).contains(v[2]), abs(v[3]) <= 10, abs(v[4]) <= 10, v.count == 7 || (0...1).contains(v[7])
+        guard v.count == 7 || v.count == 8, let flags = Int(exactly: v[6]) else { return nil }
+        return sample(x: v[0], y: v[1], pressure: v[2], altitude: v[3], azimuth: v[4], time: v[5], flags: flags,
+                      distance: v.count == 8 ? v[7] : nil)
+    }
+
+    /// A sample from stored numbers, or nil when they make no sense. A record with a valid
+    /// checksum can still hold nonsense: never trap on it, nor draw it.
+    static func sample(x: Double, y: Double, pressure: Double, altitude: Double, azimuth: Double, time: Double,
+                       flags: Int, distance: Double?) -> Sample? {
+        guard x.isFinite, y.isFinite, time.isFinite, abs(x) <= maxCoordinate, abs(y) <= maxCoordinate,
+              (0...1).contains(pressure), abs(altitude) <= 10, abs(azimuth) <= 10, (0...0x1ff).contains(flags),
+              distance.map({ (0...1).contains($0) }) ?? true
         else { return nil }
-        return Sample(location: Point(v[0], v[1]), pressure: v[2], altitude: v[3], azimuth: v[4],
-                      distance: v.count == 8 ? v[7] : nil, time: v[5], isCoalesced: flags & 1 != 0,
+        return Sample(location: Point(x, y), pressure: pressure, altitude: altitude, azimuth: azimuth,
+                      distance: distance, time: time, isCoalesced: flags & 1 != 0,
                       estimated: EstimatedProperties(rawValue: UInt8(truncatingIfNeeded: flags >> 1)))
+    }
+}
+
+/// A stroke in binary, after its record's JSON and a zero byte: the number of brush numbers
+/// (little-endian uint16) and the numbers (float64); then per sample x, y, pressure,
+/// altitude, azimuth, time and distance (NaN: none) as little-endian float64, and the flags as
+/// a little-endian uint16 (58 bytes a sample). Read without parsing any text.
+enum SampleBlock {
+    static let stride = 58
+
+    static func pack(brush: [Double], _ samples: [Sample]) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(2 + brush.count * 8 + samples.count * stride)
+        func put(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
+        withUnsafeBytes(of: UInt16(brush.count).littleEndian) { out.append(contentsOf: $0) }
+        for v in brush { put(v) }
+        for s in samples {
+            put(s.location.x); put(s.location.y); put(s.pressure); put(s.altitude); put(s.azimuth); put(s.time)
+            put(s.distance ?? .nan)
+            withUnsafeBytes(of: UInt16(JournalEntry.flags(s)).littleEndian) { out.append(contentsOf: $0) }
+        }
+        return out
+    }
+
+    /// The brush numbers and samples, or nil when the block is cut or holds a sample that makes no sense.
+    static func unpack(_ bytes: ArraySlice<UInt8>) -> (brush: [Double], samples: [Sample])? {
+        guard bytes.count >= 2 else { return nil }
+        return bytes.withUnsafeBytes { raw -> (brush: [Double], samples: [Sample])? in
+            func f(_ at: Int) -> Double { Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
+            let brushCount = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt16.self)))
+            let start = 2 + brushCount * 8
+            guard raw.count >= start, (raw.count - start) % stride == 0 else { return nil }
+            let brush = (0..<brushCount).map { f(2 + $0 * 8) }
+            var out: [Sample] = []
+            out.reserveCapacity((raw.count - start) / stride)
+            var at = start
+            while at < raw.count {
+                let distance = f(at + 48)
+                let flags = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: at + 56, as: UInt16.self)))
+                guard let s = JournalEntry.sample(x: f(at), y: f(at + 8), pressure: f(at + 16), altitude: f(at + 24),
+                                                  azimuth: f(at + 32), time: f(at + 40), flags: flags,
+                                                  distance: distance.isNaN ? nil : distance) else { return nil }
+                out.append(s)
+                at += stride
+            }
+            return (brush, out)
+        }
     }
 }
 

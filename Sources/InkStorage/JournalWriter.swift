@@ -30,9 +30,11 @@ public final class JournalWriter: @unchecked Sendable {
         /// Compactions done, and why the last one failed (the old journal is then kept whole).
         public var compactions = 0
         public var compactionProblem: String?
+        /// A compaction is under way (another is not started meanwhile).
+        public var compacting = false
 
         /// The journal has grown past twice its compacted size (small journals are left alone).
-        public var outgrown: Bool { bytes > 2 * compactedBytes && bytes > 256 << 10 }
+        public var outgrown: Bool { !compacting && bytes > 2 * compactedBytes && bytes > 256 << 10 }
     }
 
     private enum Work {
@@ -92,6 +94,7 @@ public final class JournalWriter: @unchecked Sendable {
     public var state: State {
         condition.lock(); defer { condition.unlock() }
         var s = current
+        s.compacting = compacting || queue.contains { if case .compact = $0.work { true } else { false } }
         s.waiting = queue.reduce(0) { if case .edits(let e, _, _) = $1.work { $0 + e.count } else { $0 } }
             + appended.reduce(0) { $0 + $1.count }
         return s

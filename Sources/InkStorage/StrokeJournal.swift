@@ -26,7 +26,7 @@ public final class StrokeJournal {
     private let clock: ClockAnchor
     private var sessionWritten = false
 
-    static let magic = Array("INKJOURNAL 1\n".utf8)
+    public static let magic = Array("INKJOURNAL 1\n".utf8)
     static let maxRecord = 64 << 20
 
     public init(path: String, clock: ClockAnchor = .now()) throws {
@@ -141,11 +141,21 @@ public final class StrokeJournal {
         let copyFD = Glibc.open(copyPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard copyFD >= 0 else { throw StorageError.errno("cannot create \(copyPath)") }
         do {
-            let entries = [JournalEntry(session: clock)] + edits.map { JournalEntry($0, deviceName: { deviceNames[$0] }) }
-            let bytes = Self.magic + (try Self.records(entries))
-            try DurableFile.writeAll(copyFD, bytes, copyPath)
+            // Written in pieces of about a megabyte: a day's notebook never sits in RAM twice.
+            var pending = Self.magic + (try Self.records([JournalEntry(session: clock)]))
+            var written = 0
+            for edit in edits {
+                pending += try Self.records([JournalEntry(edit, deviceName: { deviceNames[$0] })])
+                if pending.count >= 1 << 20 {
+                    try DurableFile.writeAll(copyFD, pending, copyPath)
+                    written += pending.count
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+            try DurableFile.writeAll(copyFD, pending, copyPath)
+            written += pending.count
             guard fsync(copyFD) == 0 else { throw StorageError.errno("cannot sync \(copyPath)") }
-            return CompactCopy(fd: copyFD, path: copyPath, bytes: bytes.count)
+            return CompactCopy(fd: copyFD, path: copyPath, bytes: written)
         } catch {
             close(copyFD)
             unlink(copyPath)
@@ -199,7 +209,8 @@ public final class StrokeJournal {
         var bytes: [UInt8] = []
         let encoder = JSONEncoder()
         for entry in entries {
-            let payload = Array(try encoder.encode(entry))
+            var payload = Array(try encoder.encode(entry))
+            if let packed = entry.packed { payload += [0] + SampleBlock.pack(brush: entry.packedBrush ?? [], packed) }
             let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
             bytes += le(UInt32(payload.count)) + le(crc) + payload
         }
@@ -220,8 +231,15 @@ public final class StrokeJournal {
             let payload = Array(data[(at + 8)..<(at + 8 + length)])
             let actual = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
             guard actual == crc else { return (edits, at, "checksum mismatch at byte \(at)") }
-            guard let entry = try? decoder.decode(JournalEntry.self, from: Data(payload)) else {
+            // JSON, then (a stroke) a zero byte and its samples in binary.
+            let split = payload.firstIndex(of: 0) ?? payload.endIndex
+            guard var entry = try? decoder.decode(JournalEntry.self, from: Data(payload[..<split])) else {
                 return (edits, at, "unreadable record at byte \(at)")
+            }
+            if split < payload.endIndex {
+                guard let stroke = SampleBlock.unpack(payload[(split + 1)...]) else { return (edits, at, "unreadable samples at byte \(at)") }
+                entry.packedBrush = stroke.brush
+                entry.packed = stroke.samples
             }
             if entry.op == "session" {
                 guard let clock = entry.session else { return (edits, at, "unreadable session record at byte \(at)") }
@@ -236,14 +254,16 @@ public final class StrokeJournal {
     }
 
     private static func readAll(_ fd: Int32) -> [UInt8] {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        lseek(fd, 0, SEEK_SET)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        var out = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(done)) }
             if n <= 0 { break }
-            out += buffer[0..<n]
+            done += n
         }
+        if done < size { out.removeSubrange(done...) }
         return out
     }
 

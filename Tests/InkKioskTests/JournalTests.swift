@@ -139,15 +139,23 @@ private func fileSize(_ path: String) -> Int {
         let (edits, _, _) = try session("pressure")
         let path = try journalPath("nonsense")
         try StrokeJournal(path: path, clock: clock).append(Array(edits.prefix(1)))
-        var entry = JournalEntry(edits[0])
-        entry.samples = [[1, 2, 0.5, 1, 0, 10, 1e300]]
-        let file = try #require(FileHandle(forWritingAtPath: path))
-        try file.seekToEnd()
-        try file.write(contentsOf: Data(try StrokeJournal.records([entry])))
-        try file.close()
-        let j = try StrokeJournal(path: path, clock: clock)
-        #expect(j.recovered == Array(edits.prefix(1)))
-        #expect(j.warning?.contains("unreadable record") == true)
+        // As an older journal wrote samples (JSON), and as they are written now (binary).
+        var json = JournalEntry(edits[0])
+        json.packed = nil
+        json.samples = [[1, 2, 0.5, 1, 0, 10, 1e300]]
+        var binary = JournalEntry(edits[0])
+        binary.packed = [Sample(location: Point(1e300, 2), pressure: 0.5, time: 10)]
+        for (entry, problem) in [(json, "unreadable record"), (binary, "unreadable samples")] {
+            try StrokeJournal(path: path, clock: clock).reset()
+            try StrokeJournal(path: path, clock: clock).append(Array(edits.prefix(1)))
+            let file = try #require(FileHandle(forWritingAtPath: path))
+            try file.seekToEnd()
+            try file.write(contentsOf: Data(try StrokeJournal.records([entry])))
+            try file.close()
+            let j = try StrokeJournal(path: path, clock: clock)
+            #expect(j.recovered == Array(edits.prefix(1)))
+            #expect(j.warning?.contains(problem) == true)
+        }
     }
 
     @Test func aFileThatIsNotAJournalIsMovedAsideAndANewOneStarted() throws {
@@ -195,11 +203,21 @@ private func fileSize(_ path: String) -> Int {
         let (edits, _, _) = try session("pressure")
         let valid = edits.map { JournalEntry($0, deviceName: { _ in "Pen" }) } + [JournalEntry(session: clock)]
         let encoder = JSONEncoder()
-        // Short strokes (six samples) keep ten thousand cases quick.
+        // Short strokes (six samples) keep ten thousand cases quick. Strokes are written with
+        // their brush and samples in binary; older journals had them in the JSON: both are fuzzed.
         let objects = try valid.map { entry -> [String: Any] in
             var object = try JSONSerialization.jsonObject(with: encoder.encode(entry)) as! [String: Any]
-            if let samples = object["samples"] as? [[Double]] { object["samples"] = Array(samples.prefix(6)) }
+            if let packed = entry.packed, let b = entry.packedBrush {
+                object["samples"] = packed.prefix(6).map { [$0.location.x, $0.location.y, $0.pressure, $0.altitude, $0.azimuth, $0.time, 0] }
+                object["color"] = Array(b[0..<4]); object["width"] = b[4]; object["nib"] = Array(b[5..<8])
+                object["curve"] = stride(from: 8, to: b.count, by: 2).map { [b[$0], b[$0 + 1]] }
+            }
             return object
+        }
+        let packedStrokes = try valid.filter { $0.packed != nil }.map { entry -> [UInt8] in
+            var short = entry
+            short.packed = Array(entry.packed!.prefix(6))
+            return Array(try StrokeJournal.records([short]).dropFirst(8))   // the payload, without length and CRC
         }
         let good = Self.record(Array(try JSONSerialization.data(withJSONObject: objects[0])))
         var rng = SplitMix(seed: 4711)
@@ -228,6 +246,20 @@ private func fileSize(_ path: String) -> Int {
                 continue
             }
             var payload = Array(try JSONSerialization.data(withJSONObject: object))
+            if n % 3 == 0 {
+                // A binary stroke: nonsense numbers or bytes in its brush or samples.
+                payload = packedStrokes[rng.next(packedStrokes.count)]
+                let block = payload.firstIndex(of: 0)! + 1
+                let at = block + rng.next(payload.count - block)
+                switch rng.next(3) {
+                case 0:
+                    let nastyDouble = [Double.nan, .infinity, -1e308, 1e19, -1, 2, 4e9][rng.next(7)]
+                    let bytes = withUnsafeBytes(of: nastyDouble.bitPattern.littleEndian) { Array($0) }
+                    for (k, byte) in bytes.enumerated() where at + k < payload.count { payload[at + k] = byte }
+                case 1: payload[at] = UInt8(truncatingIfNeeded: rng.next(256))
+                default: payload[block] = UInt8(truncatingIfNeeded: rng.next(256)); payload[block + 1] = UInt8(truncatingIfNeeded: rng.next(256))
+                }
+            }
             if n % 7 == 0 { payload = Array(payload.prefix(rng.next(payload.count))) }   // cut short, yet a valid CRC
             let bad = Self.record(payload)
             var context = RestoreContext(reader: clock)

@@ -79,6 +79,7 @@ public struct Document: Sendable {
     private mutating func finish(_ source: StrokeSource) {
         guard var stroke = active.removeValue(forKey: source) else { return }
         stroke.state = .done
+        stroke.trim()
         changes.ended.append(stroke)
         if stroke.brush.tool == .eraser {
             if let removed = erasing.removeValue(forKey: source), !removed.isEmpty { pushErase(removed) }
@@ -256,17 +257,19 @@ public struct Document: Sendable {
         return out
     }
 
-    /// The strokes this page holds in its ink and history (what its compacted edits carry).
-    public var heldStrokes: Int {
-        var ids = Set(strokes.map(\.id))
+    /// The strokes and samples this page holds in its ink and its history (erased and cleared
+    /// strokes stay while undo can bring them back): what its memory grows with.
+    public var held: (strokes: Int, samples: Int) {
+        var held: [StrokeID: Int] = [:]
+        for s in strokes { held[s.id] = s.samples.count }
         for step in undoStack + redoStack {
             switch step {
-            case .added(let s): ids.insert(s.id)
-            case .erased(let removed): ids.formUnion(removed.map(\.stroke.id))
-            case .cleared(let all): ids.formUnion(all.map(\.id))
+            case .added(let s): held[s.id] = s.samples.count
+            case .erased(let removed): for (_, s) in removed { held[s.id] = s.samples.count }
+            case .cleared(let all): for s in all { held[s.id] = s.samples.count }
             }
         }
-        return ids.count
+        return (held.count, held.values.reduce(0, +))
     }
 
     /// What changed since the last call; the renderer repaints from it.

@@ -59,6 +59,13 @@ public struct Stroke: Sendable, Equatable {
         return true
     }
 
+    /// Gives back the room arrays keep for growth (up to half of a finished stroke's memory:
+    /// a notebook holds thousands of them for a whole day).
+    public mutating func trim() {
+        samples = samples.withUnsafeBufferPointer { Array($0) }
+        nibAngles = nibAngles.withUnsafeBufferPointer { Array($0) }
+    }
+
     /// Called once per frame: samples that arrived in this frame before its last one are coalesced.
     public mutating func finishFrame() {
         if samples.count - frameStart > 1 {
