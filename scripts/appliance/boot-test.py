@@ -78,8 +78,9 @@ exec /ik-test/ik-pen </dev/ttyS0
 """
 
 
-def build_test_archive(rundir, initrd):
-    """initrd + a test-only cpio archive with /ik-test/{hook,ik-pen,uinput.ko}; returns its path."""
+def build_test_archive(rundir, initrd, extra=None):
+    """initrd + a test-only cpio archive with /ik-test/{hook,ik-pen,uinput.ko} and the `extra`
+    files ({path in the image: bytes}; they replace the image's own); returns its path."""
     import glob
     cache = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
     found = glob.glob(os.path.join(cache, "kernel", "lib", "modules", "*", "kernel", "drivers", "input", "misc", "uinput.ko*"))
@@ -100,6 +101,11 @@ def build_test_archive(rundir, initrd):
             subprocess.run([tool, "-dc", ko], stdout=f, check=True)
     else:
         shutil.copy(ko, dst)
+    for path, content in (extra or {}).items():
+        dst = os.path.join(stage, path.lstrip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(content)
     hook = os.path.join(stage, "ik-test", "hook")
     with open(hook, "w") as f:
         f.write(TEST_HOOK)

@@ -9,6 +9,7 @@ Standard library only.
 import json
 import hashlib
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -36,6 +37,28 @@ def make_image(path, size_mb=32, label=LABEL):
         f.truncate(size_mb << 20)
     subprocess.run([tool("mkfs.ext4"), "-q", "-F", "-L", label, "-E", "lazy_itable_init=0,lazy_journal_init=0", path],
                    check=True)
+
+
+def damage(image):
+    """Damage the image as a failing card or a bad cut can: two files that claim the same block,
+    and the superblock's "errors" state set (as the kernel sets it when it meets damage).
+    `e2fsck -p` refuses to repair that alone (exit 4); `e2fsck -y` repairs it. Returns the
+    names of the two files."""
+    debugfs = tool("debugfs")
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write("a file the test damages\n")
+        f.flush()
+        for name in ("damaged-a", "damaged-b"):
+            subprocess.run([debugfs, "-w", "-R", f"write {f.name} {name}", image], check=True, capture_output=True)
+    stat = subprocess.run([debugfs, "-R", "stat damaged-a", image], check=True, capture_output=True, text=True).stdout
+    block = re.search(r"\(0\):(\d+)", stat)
+    if not block:
+        raise RuntimeError(f"cannot find the block of damaged-a in {image}")
+    # i_block[5] is the first extent's start block (after the extent header and the extent's
+    # logical block and length): damaged-b now claims damaged-a's block.
+    for req in (f"sif damaged-b block[5] {block.group(1)}", "ssv state 2"):
+        subprocess.run([debugfs, "-w", "-R", req, image], check=True, capture_output=True)
+    return ["damaged-a", "damaged-b"]
 
 
 def fsck(image):
