@@ -477,6 +477,7 @@ def main():
                            ("/init started", r"ik-init: started"),
                            ("modules loaded", r"ik-init: modules loaded"),
                            ("udev settled", r"ik-init: udev settled"),
+                           ("data partition checked and mounted", r"ik-init: data: .*mounted on"),
                            ("inkkiosk exec'd (process start)", r"ik-init: exec inkkiosk"),
                            ("inkkiosk took the screen (its log line)", r"^inkkiosk: /dev/dri/")]:
         host, kts = find(pattern)

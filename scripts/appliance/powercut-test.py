@@ -263,11 +263,13 @@ def main():
         note(f"{opts.cuts} power cuts, seed {opts.seed}; data disk {os.path.basename(image)} (32 MB ext4, LABEL=inkdata, "
              f"cache=directsync{f', {opts.iops} writes/s' if opts.iops else ''}); kiosk: {os.path.relpath(CONFIG, ROOT)} "
              f"(journal {journal}, outbox {outbox})")
+        t = time.monotonic()
         status = run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged)
         if not opts.no_fallback:
             # No data partition at all: the kiosk starts all the same, and /init says why ink will not last.
             ok = fallback_boot(machine + ["-append", append + " ik.data.wait=1"], os.path.join(result_dir, "boot-no-disk.log"), opts)
             status = status or (0 if ok else 1)
+        note(f"{'PASS' if status == 0 else 'FAIL'} ({time.monotonic() - t:.0f} s in all)")
         return status
     finally:
         shutil.rmtree(rundir, ignore_errors=True)
@@ -550,7 +552,7 @@ def report(cuts, final, failures, elapsed, opts):
            f"{'oldest lost':>11} {'thanked':>7} {'accept@cut':>10} {'captures':>8} {'half':>4} {'fsck host/boot':>14}  verdict")
     print(hdr)
     for c in cuts:
-        acc = "-" if c["pending"] is None else ("done" if any(n not in c["thanked_all"] for n in c["captures"]) else "lost*")
+        acc = "-" if c["pending"] is None else ("saved" if any(n not in c["thanked_all"] for n in c["captures"]) else "unsaved")
         yk = "-" if c.get("youngest_kept_ms") is None else f"{c['youngest_kept_ms']} ms"
         ol = "-" if c.get("oldest_lost_ms") is None else f"{c['oldest_lost_ms']} ms"
         fs = f"{c['fsck_host']}/{c.get('fsck_guest')}"
@@ -563,8 +565,8 @@ def report(cuts, final, failures, elapsed, opts):
     print("(at s: cut after the pen started; drawn: strokes of the signature on screen at the cut (restored + new); risk: those")
     print(f" finished more than {DURABLE_MS} ms before it; kept: in the journal or in the capture being written; jrnl: strokes in")
     print(" the journal read on the host; rest: what the next boot's kiosk restored; youngest kept / oldest lost: tip-up → cut;")
-    print(" accept@cut: an Accept was being written (done: its capture is complete on the disk; lost*: not, its ink is in the")
-    print(" journal); half: files of an unfinished capture after the cut, removed by the next start; fsck: e2fsck -fy of a copy")
+    print(" accept@cut: an Accept was being written (saved: its capture is complete on the disk; unsaved: not, its ink must be")
+    print(" in the journal); half: files of an unfinished capture after the cut, removed by the next start; fsck: e2fsck -fy of a copy")
     print(" on the host / /init's e2fsck -p at the next boot)")
     risk = sum(c["required"] for c in cuts)
     kept = sum(min(c.get("kept", 0), c["required"]) for c in cuts)
