@@ -536,7 +536,8 @@ def judge(c, failures):
         problems.append("the kiosk warned that it could not save ink")
     # Of the strokes younger than DURABLE_MS, how many were kept anyway, and the youngest kept.
     ages = c["ages_ms"]
-    kept_new = max(0, c["kept"] - c["restored_at_boot"])
+    # (An accepted signature back from the journal is not this signature's strokes.)
+    kept_new = 0 if c["duplicate"] else min(len(ages), max(0, c["kept"] - c["restored_at_boot"]))
     c["young"] = sum(1 for a in ages if a <= DURABLE_MS)
     c["young_kept"] = max(0, kept_new - sum(1 for a in ages if a > DURABLE_MS))
     c["youngest_kept_ms"] = ages[kept_new - 1] if 0 < kept_new <= len(ages) else None
