@@ -6,7 +6,7 @@ RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release demo test e2e bench clean appliance
+.PHONY: help deps build release demo test e2e bench clean appliance powercut
 
 help: ## List the targets
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -48,3 +48,6 @@ clean: ## Remove .build and out
 
 appliance: release ## Boot-to-kiosk image: out/appliance/{vmlinuz,initramfs.cpio.gz} (then: python3 scripts/appliance/boot-test.py)
 	scripts/appliance/build.sh $(RELEASE_BIN)
+
+powercut: appliance ## Power cuts (SIGKILL of QEMU) at random moments of signing on the appliance's data disk: nothing finished lost (about 5 min)
+	python3 scripts/appliance/powercut-test.py --cuts $(or $(CUTS),12)

@@ -138,6 +138,17 @@ public final class Kiosk {
             journalWake = nil
             self.journal = nil
         }
+        if options.screen.mode == .signature {
+            // A power cut during an Accept leaves half a capture; no host may take it for one.
+            do {
+                let removed = try SignatureCapture.sweep(outbox: options.screen.outbox)
+                if !removed.isEmpty {
+                    log("outbox \(options.screen.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
+                }
+            } catch {
+                log("warning: outbox: \(error)")
+            }
+        }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         if let api { log("signature API on \(api.address)") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")

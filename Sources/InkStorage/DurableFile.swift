@@ -51,6 +51,8 @@ public enum DurableFile {
     public static func prepareDirectory(_ directory: String) throws {
         if access(directory, F_OK) != 0 {
             guard mkdir(directory, 0o700) == 0 || Glibc.errno == EEXIST else { throw StorageError.errno("cannot create \(directory)") }
+            // The new directory's own name must survive a power cut too, not only the files in it.
+            try sync(URL(fileURLWithPath: directory).deletingLastPathComponent().path)
         }
         guard access(directory, W_OK) == 0 else { throw StorageError.errno("cannot write to \(directory)") }
     }

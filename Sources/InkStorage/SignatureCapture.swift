@@ -77,6 +77,32 @@ public struct SignatureCapture: Sendable {
         return paths
     }
 
+    /// The files of one capture, in the order `write` publishes them (the JSON last).
+    static let extensions = ["png", "svg", "inkml", "json"]
+
+    /// Removes what a crash or power cut in the middle of `write` left in `outbox`: hidden
+    /// temporary files, and the files of a capture whose JSON never landed (`write` renames the
+    /// JSON into place last, so a capture without it is half written; the ink is still in the
+    /// journal and a new Accept writes it whole, under a new name). Returns what it removed.
+    /// Only for start-up: a `write` running meanwhile would lose its files.
+    @discardableResult
+    public static func sweep(outbox: String) throws -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: outbox) else { return [] }
+        let present = Set(names)
+        var removed: [String] = []
+        for name in names.sorted() {
+            let url = URL(fileURLWithPath: name)
+            let ext = url.pathExtension, base = url.deletingPathExtension().lastPathComponent
+            let temporary = name.hasPrefix(".") && name.hasSuffix(".tmp")
+            let orphan = !name.hasPrefix(".") && extensions.dropLast().contains(ext) && !present.contains("\(base).json")
+            guard temporary || orphan else { continue }
+            guard unlink("\(outbox)/\(name)") == 0 else { throw StorageError.errno("cannot remove \(outbox)/\(name)") }
+            removed.append(name)
+        }
+        if !removed.isEmpty { try DurableFile.sync(outbox) }
+        return removed
+    }
+
     static func sha256(_ data: Data) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         let ok = data.withUnsafeBytes { ik_sha256($0.baseAddress, $0.count, &digest) }

@@ -84,6 +84,23 @@ private final class InkMLCounter: NSObject, XMLParserDelegate {
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).isEmpty)
     }
 
+    @Test func theSweepRemovesWhatAPowerCutLeftOfACaptureAndNothingElse() throws {
+        let r = try replay("pressure")
+        let outbox = try Fixtures.outputDirectory("outbox-sweep-\(UUID().uuidString.prefix(8))")
+        let whole = try capture("sig-whole", strokes: r.pipeline.document.strokes).write(to: outbox)
+        // What a cut during a second capture can leave: two files renamed into place, one still
+        // under its temporary name, no JSON. And a file that is no capture's.
+        for name in ["sig-half.png", "sig-half.svg", ".sig-half.inkml.tmp", "README.txt"] {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: "\(outbox)/\(name)"))
+        }
+        let removed = try SignatureCapture.sweep(outbox: outbox)
+        #expect(removed == [".sig-half.inkml.tmp", "sig-half.png", "sig-half.svg"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
+                == (whole.map { URL(fileURLWithPath: $0).lastPathComponent } + ["README.txt"]).sorted())
+        #expect(try SignatureCapture.sweep(outbox: outbox).isEmpty)
+        #expect(try SignatureCapture.sweep(outbox: "\(outbox)/missing").isEmpty)
+    }
+
     @Test func aNameThatCouldLeaveTheOutboxIsRefused() throws {
         let r = try replay("pressure")
         let outbox = try Fixtures.outputDirectory("outbox-names")

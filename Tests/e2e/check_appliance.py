@@ -43,6 +43,13 @@ def appliance_checks(work, check):
     check(locked is not None and sysrq is not None,
           f"appliance: the kiosk is locked down (event nodes held exclusively: {locked.group(1) if locked else 'none'}; "
           f"SysRq {'off, was ' + sysrq.group(1) if sysrq else 'not turned off'})", log_path)
+    data = fig.get("data") or {}
+    host = data.get("host") or {}
+    check(data.get("mounted") is True and bool(re.search(r"exit [01]$", (data.get("check") or [""])[0]))
+          and host.get("fsck_status", 8) < 4 and (host.get("journal_strokes") or 0) >= 1 and not host.get("journal_problem"),
+          f"appliance: the data partition (LABEL=inkdata, a second disk) is checked at boot ({(data.get('check') or ['no check'])[0]}) "
+          f"and mounted on /var/lib/inkkiosk; read on the host after the VM: {host.get('journal')} with "
+          f"{host.get('journal_strokes')} strokes (e2fsck -fy exit {host.get('fsck_status')})", os.path.join(result, "data"))
     check(fig.get("pass") is True, "appliance: boot-test.py passes" + ("" if fig.get("pass") else f" ({'; '.join(fig.get('problems', []))})"), path)
 
     kernel = fig.get("kernel_to_first_frame_s")

@@ -25,6 +25,13 @@ this script sends after the checks above, and draws one stroke. Passes when the 
 the pen as a tablet and ink shows: the appliance's udev rules, hwdb, libwacom data and libinput
 quirks are enough for libinput to take a pen.
 
+The data partition: a second virtio disk, a fresh ext4 image labelled inkdata (as a board's
+`mkfs.ext4 -L inkdata`), cache=directsync so the guest's syncs reach the image. Passes when
+/init checked it (e2fsck) and mounted it on /var/lib/inkkiosk, and, read on the host after the
+VM is gone (e2fsck -fy on a copy, then debugfs), the kiosk's journal is on it with the pen's
+stroke. --no-data-disk boots without one: /init must say that ink is kept in RAM only, and the
+kiosk must start all the same.
+
 Writes BOOT_DIR (default OUT/boot-test/): before-first-frame.png (the last screen before it:
 the kernel's console text), first-frame.png, final.png, ink.png, console.log (host seconds
 since QEMU start in front of each serial line), figures.json.
@@ -48,6 +55,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
+sys.path.insert(0, HERE)
+import datadisk  # noqa: E402
+
 # QMP client and the PVH kernel extraction of the test VM's runner (scripts/vm/run.py).
 _spec = importlib.util.spec_from_file_location("ik_vm_run", os.path.join(ROOT, "scripts", "vm", "run.py"))
 vmrun = importlib.util.module_from_spec(_spec)
@@ -68,8 +78,9 @@ exec /ik-test/ik-pen </dev/ttyS0
 """
 
 
-def build_test_archive(rundir, initrd):
-    """initrd + a test-only cpio archive with /ik-test/{hook,ik-pen,uinput.ko}; returns its path."""
+def build_test_archive(rundir, initrd, extra=None):
+    """initrd + a test-only cpio archive with /ik-test/{hook,ik-pen,uinput.ko} and the `extra`
+    files ({path in the image: bytes}; they replace the image's own); returns its path."""
     import glob
     cache = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
     found = glob.glob(os.path.join(cache, "kernel", "lib", "modules", "*", "kernel", "drivers", "input", "misc", "uinput.ko*"))
@@ -90,6 +101,11 @@ def build_test_archive(rundir, initrd):
             subprocess.run([tool, "-dc", ko], stdout=f, check=True)
     else:
         shutil.copy(ko, dst)
+    for path, content in (extra or {}).items():
+        dst = os.path.join(stage, path.lstrip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(content)
     hook = os.path.join(stage, "ik-test", "hook")
     with open(hook, "w") as f:
         f.write(TEST_HOOK)
@@ -183,6 +199,8 @@ def main():
     ap.add_argument("--qemu", action="append", default=[], metavar="ARG", help="extra QEMU argument (repeatable)")
     ap.add_argument("--no-pen", action="store_true", help="boot the appliance image alone: no test archive, no pen stroke")
     ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
+    ap.add_argument("--no-data-disk", action="store_true",
+                    help="no data partition: /init must fall back to RAM (and say so), the kiosk must start")
     opts = ap.parse_args()
 
     out = os.path.realpath(opts.out)
@@ -236,6 +254,12 @@ def main():
     qmp_path = os.path.join(rundir, "qmp.sock")
     boot_initrd = initrd if opts.no_pen else build_test_archive(rundir, initrd)
     ppm = os.path.join(rundir, "screen.ppm")
+    data_img = None
+    data_args = []
+    if not opts.no_data_disk:
+        data_img = os.path.join(rundir, "data.img")
+        datadisk.make_image(data_img)
+        data_args = ["-drive", f"file={data_img},if=virtio,format=raw,cache=directsync"]
     argv = [
         qemu, "-nodefaults", "-no-user-config",
         "-machine", "pc", "-accel", opts.accel, "-cpu", opts.cpu,
@@ -245,6 +269,7 @@ def main():
         "-device", f"VGA,xres={xres},yres={yres},vgamem_mb=64",
         "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
+        *data_args,
         *opts.qemu,
     ]
     log_path = os.path.join(boot_dir, "console.log")
@@ -407,6 +432,25 @@ def main():
             if raw:
                 handle(kind, raw)
     logf.close()
+
+    # The data partition, read on the host now that the VM is gone.
+    data = None
+    if data_img is not None:
+        data = {}
+        try:
+            status, output, files = datadisk.snapshot(data_img, keep_dir=os.path.join(boot_dir, "data"))
+            data["fsck_status"], data["fsck"] = status, output.splitlines()
+            jm = None
+            for _, _, text in lines:
+                jm = jm or re.search(r"^inkkiosk: journal (\S+): restored", text)
+            if jm and jm.group(1).startswith(datadisk.MOUNT + "/"):
+                data["journal"] = jm.group(1)
+                path = os.path.join(files, jm.group(1)[len(datadisk.MOUNT) + 1:])
+                if os.path.isfile(path):
+                    ops, problem = datadisk.read_journal(path)
+                    data["journal_strokes"], data["journal_problem"] = datadisk.strokes_in(ops), problem
+        except Exception as e:  # noqa: BLE001 - reported as a failure below
+            data["error"] = str(e)
     shutil.rmtree(rundir, ignore_errors=True)
 
     if before is not None:
@@ -433,6 +477,7 @@ def main():
                            ("/init started", r"ik-init: started"),
                            ("modules loaded", r"ik-init: modules loaded"),
                            ("udev settled", r"ik-init: udev settled"),
+                           ("data partition checked and mounted", r"ik-init: data: .*mounted on"),
                            ("inkkiosk exec'd (process start)", r"ik-init: exec inkkiosk"),
                            ("inkkiosk took the screen (its log line)", r"^inkkiosk: /dev/dri/")]:
         host, kts = find(pattern)
@@ -494,6 +539,32 @@ def main():
     figures["pen"] = None if opts.no_pen else {"go_host_s": pen_go, "done_host_s": pen_done, "ink": ink}
     if find(r"^inkkiosk: /dev/dri/")[0] is None:
         problems.append("inkkiosk's status line (inkkiosk: /dev/dri/…) did not reach the serial console")
+    mounted = find(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk")[0] is not None
+    in_ram = find(r"ik-init: data: .*kept in RAM only")[0] is not None
+    checked = [t for _, _, t in lines if re.search(r"ik-init: data: e2fsck -p \S+: exit \d+", t)]
+    figures["data"] = {"mounted": mounted, "in_ram": in_ram, "check": checked[-1:] or None, "host": data}
+    if data_img is None:
+        if not in_ram or mounted:
+            problems.append("booted without a data disk, /init did not say that ink is kept in RAM only (ik-init: data: …)")
+    else:
+        if not checked:
+            problems.append("/init did not check the data partition (no ik-init: data: e2fsck -p … line)")
+        elif not re.search(r"exit [01]$", checked[-1]):
+            problems.append(f"the data partition's check at boot was not clean: {checked[-1]}")
+        if not mounted:
+            problems.append("/init did not mount LABEL=inkdata on /var/lib/inkkiosk (no ik-init: data: … mounted line)")
+        if data.get("error"):
+            problems.append(f"reading the data image on the host: {data['error']}")
+        elif data.get("fsck_status", 8) >= 4:
+            problems.append(f"e2fsck -fy of the data image after the VM: exit {data['fsck_status']} ({data.get('fsck')})")
+        elif "journal" not in data:
+            problems.append("the kiosk's journal is not on the data partition (its log names none under /var/lib/inkkiosk)")
+        elif "journal_strokes" not in data:
+            problems.append(f"{data['journal']} is not on the data image (read on the host after the VM)")
+        elif data.get("journal_problem"):
+            problems.append(f"{data['journal']} on the data image: {data['journal_problem']}")
+        elif not opts.no_pen and data["journal_strokes"] < 1:
+            problems.append(f"{data['journal']} on the data image holds no stroke, though the pen drew one")
     figures["pass"] = not problems
     figures["problems"] = problems
     with open(os.path.join(boot_dir, "figures.json"), "w") as f:
@@ -506,6 +577,11 @@ def main():
         note(f"screen {final['width']}x{final['height']} 1 s after the first frame: {final['non_white_pixels']} non-white pixels")
     if ink:
         note(f"after the test pen's stroke: {ink['non_white_pixels']} non-white pixels in {ink['box']}")
+    if figures["data"]["check"]:
+        note(f"data partition: {figures['data']['check'][0]}; mounted: {mounted}")
+    if data and "journal_strokes" in data:
+        note(f"on the data image after the VM (e2fsck -fy exit {data['fsck_status']}): {data['journal']} "
+             f"with {data['journal_strokes']} strokes")
     if before is not None:
         note(f"the last screen before it ({before[0]:.2f} s, {before[1] * 100:.1f} % white bytes): "
              f"{os.path.join(boot_dir, 'before-first-frame.png')}")

@@ -9,6 +9,7 @@
 #   vmlinuz               Debian's kernel (the one scripts/vm/fetch-kernel.sh fetches)
 #   initramfs.cpio.gz     everything else: busybox (only the applets /init uses), the kernel
 #                         modules (+ modules.dep, so udevd also autoloads them on hotplug),
+#                         e2fsck and its libraries (the data partition's check at boot),
 #                         inkkiosk (stripped) and every shared library ldd finds for it, the
 #                         Swift runtime included; systemd-udevd/udevadm with the input and DRM
 #                         rules, a hwdb compiled from the input sources, libinput's helpers and
@@ -22,7 +23,9 @@
 #   APPLIANCE_CONFIG   configuration file to install as /etc/inkkiosk/inkkiosk.toml
 #                      (default config/inkkiosk.toml; checked with `inkkiosk check-config`)
 #   APPLIANCE_MODULES  extra kernel modules for a board, space separated (e.g. "usbhid hid_generic
-#                      wacom hid_multitouch xhci_pci i915"); their dependencies come along
+#                      wacom hid_multitouch xhci_pci i915", and the data partition's disk:
+#                      "mmc_block sdhci_pci" for an SD card, "nvme", "ahci sd_mod"); their
+#                      dependencies come along
 #   INKKIOSK_CACHE     kernel cache of scripts/vm (default ~/.cache/inkkiosk)
 #
 # Needs root (device nodes in the archive; apt-get for missing host packages) on Debian 12.
@@ -48,7 +51,7 @@ VMLINUZ=$("$ROOT/scripts/vm/fetch-kernel.sh")
 KVER=${VMLINUZ##*/vmlinuz-}
 KMOD=$CACHE/kernel/lib/modules/$KVER
 [[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KMOD"
-for pkg in binutils libinput-bin libwacom-common libc-bin; do
+for pkg in binutils libinput-bin libwacom-common libc-bin e2fsprogs; do
     status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
     [[ $status == "install ok installed" ]] || {
         log "installing $pkg"
@@ -58,6 +61,13 @@ done
 BUSYBOX=/bin/busybox
 if ldd "$BUSYBOX" >/dev/null 2>&1; then die "$BUSYBOX is dynamically linked; install busybox-static"; fi
 "$BIN" check-config "$CONFIG" >/dev/null || die "$CONFIG does not pass inkkiosk check-config"
+# The journal lives on the data partition (/var/lib/inkkiosk, mounted by /init): the config's
+# [storage] journal, or journal.inkj there when the config names none.
+JOURNAL=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb")).get("storage", {}).get("journal", ""))' "$CONFIG") ||
+    die "cannot read [storage] journal from $CONFIG"
+JOURNAL=${JOURNAL:-/var/lib/inkkiosk/journal.inkj}
+[[ $JOURNAL == /var/lib/inkkiosk/* ]] ||
+    log "warning: the journal $JOURNAL is not on the data partition (/var/lib/inkkiosk): ink lives in RAM only"
 
 STAGE=$(mktemp -d /tmp/inkkiosk-appliance-XXXXXX)
 trap 'rm -rf "$STAGE"' EXIT
@@ -101,11 +111,25 @@ put_libs() {
 
 # --- busybox: only the applets /init uses -----------------------------------------------------
 cp "$BUSYBOX" "$S/usr/bin/busybox"
-for applet in sh mount mkdir modprobe cat sleep; do ln -s busybox "$S/usr/bin/$applet"; done
+for applet in sh mount mkdir modprobe cat sleep findfs; do ln -s busybox "$S/usr/bin/$applet"; done
+
+# --- the data partition's check: e2fsck (Debian's is dynamically linked) ------------------------
+E2FSCK=$(realpath /usr/sbin/e2fsck)
+put "$E2FSCK" /usr/sbin/e2fsck
+put_libs "$E2FSCK"
+# Boards without a battery-backed clock boot in 1970: e2fsck would take every superblock time
+# for one in the future and check the whole card at every boot.
+cat >"$S/etc/e2fsck.conf" <<'E2FSCK'
+[options]
+	broken_system_clock = true
+E2FSCK
+ln -s ../proc/self/mounts "$S/etc/mtab"
 
 # --- inkkiosk -------------------------------------------------------------------------------
 strip -o "$S/usr/bin/inkkiosk" "$BIN"
 install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
+# Read by /init (sh): where the kiosk's journal goes.
+printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
 for lib in "$S"/usr/lib/swift/linux/*.so; do strip --strip-unneeded "$lib"; done
@@ -180,11 +204,12 @@ install -D -m 0644 "$ROOT/deploy/libinput/local-overrides.quirks" "$S/etc/libinp
 cp -r /usr/share/libwacom "$S/usr/share/"
 
 # --- kernel modules -------------------------------------------------------------------------
-# The display and input chain for QEMU's std VGA (bochs) and evdev; a board adds its own with
-# APPLIANCE_MODULES. Dependencies are resolved with modinfo; depmod writes modules.dep & co.,
+# The display and input chain for QEMU's std VGA (bochs) and evdev, the data partition's ext4
+# (crc32c first: ext4 and jbd2 only name it as a soft dependency, which busybox's modprobe does
+# not follow) on a virtio disk (QEMU's); a board adds its own with APPLIANCE_MODULES. Dependencies are resolved with modinfo; depmod writes modules.dep & co.,
 # so /init's modprobe and udevd's autoloading (80-drivers.rules) both find them.
 read -ra EXTRA_MODULES <<<"${APPLIANCE_MODULES:-}"
-WANTED=(evdev bochs "${EXTRA_MODULES[@]}")
+WANTED=(evdev bochs virtio_pci virtio_blk crc32c_generic ext4 "${EXTRA_MODULES[@]}")
 declare -A MODPATH=()
 while IFS= read -r f; do
     n=$(basename "$f"); n=${n%%.ko*}; n=${n//-/_}
@@ -235,7 +260,7 @@ while IFS= read -r f; do
                 die "${f#"$S"} needs $need, which is not in the image"
         done
     fi
-done < <(find "$S/usr/bin" "$S/usr/lib/udev" "$S/usr/lib/x86_64-linux-gnu" "$S/usr/lib/swift" -type f)
+done < <(find "$S/usr/bin" "$S/usr/sbin" "$S/usr/lib/udev" "$S/usr/lib/x86_64-linux-gnu" "$S/usr/lib/swift" -type f)
 
 # --- archive ------------------------------------------------------------------------------
 mkdir -p "$OUT"
@@ -249,6 +274,7 @@ EOF
 
 total=$(du -sb "$S" | cut -f1)
 log "kernel $KVER; modules: ${MOD_ORDER[*]}"
+log "journal $JOURNAL; data partition: LABEL=inkdata unless the kernel command line says ik.data=…"
 log "$(wc -l <"$OUT/manifest.txt") files, $((total / 1024)) KiB unpacked"
 for f in vmlinuz initramfs.cpio.gz; do
     printf '%s\t%s bytes (%s)\n' "$OUT/$f" "$(stat -c %s "$OUT/$f")" "$(du -h --apparent-size "$OUT/$f" | cut -f1)"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The appliance's part of `make e2e`: builds the boot-to-kiosk image when it is missing or older
 # than the binary or its recipe, then boots it once with boot-test.py (first frame, white
-# screen, PID 1, a test pen stroke). Tests/e2e/check_appliance.py judges the results with the
-# rest of the VM proof.
+# screen, PID 1, a test pen stroke, the data partition checked and mounted, the journal on it).
+# Tests/e2e/check_appliance.py judges the results with the rest of the VM proof.
 #
 #   scripts/appliance/e2e-boot.sh BINARY RESULT_DIR
 #
-# RESULT_DIR gets boot-test.py's output (figures.json, console.log, screendumps) and
-# steps.json (how long the build and the boot took). E2E_APPLIANCE=0 skips it all (RESULT_DIR
-# then holds only `skipped`). APPLIANCE_OUT is where the image is (default out/appliance).
+# RESULT_DIR gets boot-test.py's output (figures.json, console.log, screendumps, data/: the files
+# of the data disk after the VM) and steps.json (how long the build and the boot took).
+# E2E_APPLIANCE=0 skips it all (RESULT_DIR then holds only `skipped`). APPLIANCE_OUT is where
+# the image is (default out/appliance).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -1,11 +1,17 @@
 #!/bin/sh
 # /init of the inkkiosk appliance (busybox sh as PID 1; scripts/appliance/build.sh puts it into
 # out/appliance/initramfs.cpio.gz). Mounts the API file systems, loads the kernel modules, runs
-# udevd until the devices are settled, then REPLACES itself with `inkkiosk run` on tty1: no
-# shell, no getty, no login is left behind. If the kiosk exits, PID 1 is gone and the kernel
+# udevd until the devices are settled, checks and mounts the data partition on
+# /var/lib/inkkiosk (the journal and the outbox), then REPLACES itself with `inkkiosk run` on
+# tty1: no shell, no getty, no login is left behind. If the kiosk exits, PID 1 is gone and the kernel
 # panics; boot with `panic=5` (see out/appliance/cmdline.txt) and the board reboots into it.
 #
 # Kernel command line (all optional):
+#   ik.data=SPEC         the data partition: LABEL=NAME (default LABEL=inkdata), UUID=…, a
+#                        device (/dev/mmcblk0p3), or none (RAM only). Made once on the board with
+#                        `mkfs.ext4 -L inkdata /dev/mmcblk0p3`.
+#   ik.data.wait=S       how long to wait for it to show up (default 5 s: SD cards and USB
+#                        sticks are found after the modules load, not with them)
 #   ik.log=PATH          where the kiosk's stderr (its status lines) goes; default /dev/console,
 #                        i.e. the last console= of the command line (console=ttyS0: the serial
 #                        port). Falls back to /dev/null if PATH cannot be opened.
@@ -31,13 +37,20 @@ mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /tmp
 
 say() { echo "<5>ik-init: $*" >/dev/kmsg; }
 
+# Loud: errors reach the console even with `quiet` (its log level is 4; this is 3).
+shout() { echo "<3>ik-init: $*" >/dev/kmsg; }
+
 IK_LOG=/dev/console
 IK_TEST=0
+IK_DATA=LABEL=inkdata
+IK_DATA_WAIT=5
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
     case $arg in
         ik.log=*) IK_LOG=${arg#ik.log=} ;;
         ik.appliance.test=1) IK_TEST=1 ;;
+        ik.data=*) IK_DATA=${arg#ik.data=} ;;
+        ik.data.wait=*) IK_DATA_WAIT=${arg#ik.data.wait=} ;;
     esac
 done
 { : >>"$IK_LOG"; } 2>/dev/null || IK_LOG=/dev/null
@@ -56,6 +69,76 @@ udevadm trigger --type=devices --action=add --subsystem-match=input --subsystem-
 udevadm settle --timeout=30 || say "udevadm settle timed out"
 say "udev settled"
 
+# --- the data partition -------------------------------------------------------------------------
+# /var/lib/inkkiosk holds the journal (every finished stroke) and the outbox (accepted
+# signatures). A kiosk must start whatever the disk says: no boot loop, no prompt, ink drawable;
+# what went wrong goes to the kernel log (and the console) instead.
+DATA=/var/lib/inkkiosk
+# noatime: reading the journal at start is no write (an SD card wears by writes).
+# data=ordered: a file's new length reaches the disk only after its data, so a cut leaves a
+#   journal's tail old or new, never blocks of another file; data=journal would write every
+#   byte twice (twice the wear and the time of each fsync) for nothing the kiosk's own fsyncs
+#   and checksums do not already give.
+# errors=remount-ro: an error the kernel finds later stops writes to the damaged file system
+#   (the kiosk then shows "Cannot save to disk" and keeps drawing); never errors=panic (a loop).
+DATA_OPTS=nosuid,nodev,noexec,noatime,data=ordered,errors=remount-ro
+
+data_in_ram() {
+    shout "data: $*; ink and signatures are kept in RAM only and are LOST at power-off"
+    mount -t tmpfs -o nosuid,nodev,noexec,mode=0755,size=25% tmpfs "$DATA"
+}
+
+# Logs a command's output line by line to the kernel log.
+say_lines() { while IFS= read -r l; do [ -n "$l" ] && say "data: $1: $l"; done <"$2"; }
+
+find_data() {
+    case $IK_DATA in
+        LABEL=*|UUID=*) findfs "$IK_DATA" 2>/dev/null ;;
+        /dev/*) [ -b "$IK_DATA" ] && echo "$IK_DATA" ;;
+    esac
+}
+
+mount_data() {
+    if [ "$IK_DATA" = none ]; then data_in_ram "ik.data=none"; return; fi
+    udevadm trigger --type=devices --action=add --subsystem-match=block
+    udevadm settle --timeout=10 || true
+    # Block devices may come later than the modules (USB, SD cards): wait for it, not forever.
+    dev=$(find_data)
+    waited=0
+    while [ -z "$dev" ] && [ "$waited" -lt $((IK_DATA_WAIT * 10)) ]; do
+        sleep 0.1
+        waited=$((waited + 1))
+        dev=$(find_data)
+    done
+    if [ -z "$dev" ]; then data_in_ram "no file system $IK_DATA found within ${IK_DATA_WAIT} s"; return; fi
+
+    # Exit status (bits): 1 errors corrected, 2 "reboot": only when the checked file system is
+    # mounted, which this one is not yet, so nothing to do; 4 errors left, 8 operational error,
+    # 16 usage, 32 cancelled, 128 library error.
+    e2fsck -p "$dev" >/run/ik-fsck.log 2>&1
+    rc=$?
+    say_lines "e2fsck -p $dev" /run/ik-fsck.log
+    say "data: e2fsck -p $dev: exit $rc"
+    if [ "$rc" -ge 4 ]; then
+        # Nobody is there to answer questions: -y repairs what it can (damaged files may go to
+        # lost+found; the journal's and the captures' own checksums reject torn content).
+        shout "data: e2fsck -p $dev found errors it may not fix alone (exit $rc): running e2fsck -y"
+        e2fsck -y "$dev" >/run/ik-fsck.log 2>&1
+        rc=$?
+        say_lines "e2fsck -y $dev" /run/ik-fsck.log
+        say "data: e2fsck -y $dev: exit $rc"
+        # Still damaged: mount it all the same. The ink that is there is worth more than an empty
+        # kiosk, and errors=remount-ro stops writes at the first error the kernel meets.
+        [ "$rc" -ge 4 ] && shout "data: $dev is still damaged after e2fsck -y (exit $rc); mounting it anyway; replace the card"
+    fi
+    if mount -t ext4 -o "$DATA_OPTS" "$dev" "$DATA"; then
+        say "data: $dev ($IK_DATA) mounted on $DATA (ext4 $DATA_OPTS; check exit $rc)"
+    else
+        data_in_ram "$dev ($IK_DATA) would not mount as ext4 (check exit $rc)"
+    fi
+}
+mount_data
+
 if [ "$IK_TEST" = 1 ]; then
     (
         c=
@@ -71,7 +154,10 @@ if [ "$IK_TEST" = 1 ]; then
     ) </dev/null >>"$IK_LOG" 2>&1 &
 fi
 
+IK_JOURNAL=
+# shellcheck disable=SC1091 # written by build.sh
+. /etc/inkkiosk/appliance.env
 say "exec inkkiosk"
 export HOME=/var/lib/inkkiosk
-unset cmdline arg IK_TEST
-exec /usr/bin/inkkiosk run --config /etc/inkkiosk/inkkiosk.toml </dev/tty1 >>"$IK_LOG" 2>&1
+unset cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited
+exec /usr/bin/inkkiosk run --config /etc/inkkiosk/inkkiosk.toml ${IK_JOURNAL:+--journal "$IK_JOURNAL"} </dev/tty1 >>"$IK_LOG" 2>&1

@@ -1,15 +1,24 @@
-// TEST ONLY (scripts/appliance/boot-test.py): a uinput copy of the Wacom Intuos5 touch M pen
-// (the same device as scripts/vm/uinput_devices.py's Pen) that draws one stroke, for the
-// appliance, which has no python. Built static by boot-test.py into a test archive appended to
-// the appliance's initramfs; never part of the appliance itself.
+// TEST ONLY (scripts/appliance/boot-test.py, powercut-test.py): a uinput copy of the Wacom
+// Intuos5 touch M pen (the same device as scripts/vm/uinput_devices.py's Pen), for the
+// appliance, which has no python. Built static into a test archive appended to the appliance's
+// initramfs; never part of the appliance itself.
 //
-//   ik-pen <TTY       plug the pen in, wait for "draw" (the kiosk has added it), draw, unplug
+//   ik-pen <TTY       plug the pen in, then do what the host says, one command a line:
+//     draw            one wave across the tablet, unplug, exit (the boot test)
+//     sign N SEED     N strokes of a signature (random from SEED) above the signature line;
+//                     after each tip-up: "@@IK-PEN up K T@@" (K counts from 1 over the run, T
+//                     is CLOCK_MONOTONIC in seconds, taken right after the tip-up's report)
+//     tap X Y         tip down and up at X,Y (0…1 of the tablet; a button): "@@IK-PEN tap T@@"
+//   The host sends a command only once the kiosk has added the pen (its log line), so no
+//   report reaches an evdev buffer nobody reads yet.
 #include <fcntl.h>
 #include <linux/uinput.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,12 +46,119 @@ static void sync_report(void) {
     nanosleep(&ts, NULL);
 }
 
-/* Waits for the host's "draw" on stdin (the serial port): the host sends it once the kiosk has
- * logged the pen as added, so no report reaches an evdev buffer nobody reads yet. */
-static void wait_for_draw(void) {
-    char line[64];
-    while (fgets(line, sizeof line, stdin))
-        if (strncmp(line, "draw", 4) == 0) return;
+static double monotonic(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static unsigned long long rng_state;
+static double rnd(void) {  // 0…1, reproducible from the host's seed
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) / (double)(1ULL << 53);
+}
+
+static void pen_in(double x, double y) {
+    emit(EV_ABS, ABS_X, (int)(x * MAX_X));
+    emit(EV_ABS, ABS_Y, (int)(y * MAX_Y));
+    emit(EV_ABS, ABS_DISTANCE, MAX_DISTANCE / 3);
+    emit(EV_ABS, ABS_PRESSURE, 0);
+    emit(EV_ABS, ABS_TILT_X, 0);
+    emit(EV_ABS, ABS_TILT_Y, 0);
+    emit(EV_ABS, ABS_MISC, STYLUS_ID);
+    emit(EV_MSC, MSC_SERIAL, SERIAL);
+    emit(EV_KEY, BTN_TOOL_PEN, 1);
+    sync_report();
+}
+
+static void pen_down(double pressure) {
+    emit(EV_ABS, ABS_DISTANCE, 0);
+    emit(EV_ABS, ABS_PRESSURE, (int)(pressure * MAX_PRESSURE));
+    emit(EV_MSC, MSC_SERIAL, SERIAL);
+    emit(EV_KEY, BTN_TOUCH, 1);
+    sync_report();
+}
+
+static void pen_move(double x, double y, double pressure) {
+    emit(EV_ABS, ABS_X, (int)(x * MAX_X));
+    emit(EV_ABS, ABS_Y, (int)(y * MAX_Y));
+    emit(EV_ABS, ABS_PRESSURE, (int)(pressure * MAX_PRESSURE));
+    emit(EV_MSC, MSC_SERIAL, SERIAL);
+    sync_report();
+}
+
+/* Tip up; returns the time right after its report was handed to the kernel. */
+static double pen_up(void) {
+    emit(EV_ABS, ABS_PRESSURE, 0);
+    emit(EV_ABS, ABS_DISTANCE, 3);
+    emit(EV_MSC, MSC_SERIAL, SERIAL);
+    emit(EV_KEY, BTN_TOUCH, 0);
+    emit(EV_SYN, SYN_REPORT, 0);
+    double t = monotonic();
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return t;
+}
+
+/* Proximity out; the position is left where it was (a tip-up glitch is another test's). */
+static void pen_out(void) {
+    emit(EV_ABS, ABS_DISTANCE, 0);
+    emit(EV_ABS, ABS_MISC, 0);
+    emit(EV_MSC, MSC_SERIAL, SERIAL);
+    emit(EV_KEY, BTN_TOOL_PEN, 0);
+    sync_report();
+}
+
+static int strokes_done;
+
+/* One stroke of a signature: a loop or a wave, 20–45 reports (100–225 ms at 200 Hz), between
+ * y 0.25 and 0.65 of the tablet: above the signature line, clear of the buttons. */
+static void signature_stroke(void) {
+    double x = 0.12 + 0.6 * rnd(), y = 0.3 + 0.25 * rnd();
+    double len = 0.05 + 0.15 * rnd(), amp = 0.02 + 0.06 * rnd(), turns = 0.5 + 2 * rnd();
+    int n = 20 + (int)(25 * rnd());
+    pen_in(x, y);
+    pen_down(0.5);
+    for (int i = 1; i <= n; i++) {
+        double t = (double)i / n;
+        pen_move(x + len * t, y + amp * sin(t * turns * 2 * M_PI), 0.45 + 0.4 * sin(t * M_PI));
+    }
+    double up = pen_up();
+    pen_out();
+    printf("@@IK-PEN up %d %.6f@@\n", ++strokes_done, up);
+    fflush(stdout);
+}
+
+static void tap(double x, double y) {
+    pen_in(x, y);
+    pen_down(0.6);
+    pen_move(x, y, 0.6);
+    double up = pen_up();
+    pen_out();
+    printf("@@IK-PEN tap %.6f@@\n", up);
+    fflush(stdout);
+}
+
+/* The wave of the boot test. */
+static void wave(void) {
+    const int n = 80;
+    double x0 = 0.2, x1 = 0.8;
+    pen_in(x0, 0.5);
+    pen_down(0.7);
+    for (int i = 1; i <= n; i++) {
+        double t = (double)i / n;
+        pen_move(x0 + (x1 - x0) * t, 0.5 + 0.12 * sin(t * 2 * M_PI), 0.4 + 0.5 * t);
+    }
+    pen_up();
+    int zero[] = {ABS_X, ABS_Y, ABS_DISTANCE, ABS_PRESSURE, ABS_TILT_X, ABS_TILT_Y, ABS_MISC};
+    for (unsigned i = 0; i < sizeof zero / sizeof zero[0]; i++) emit(EV_ABS, zero[i], 0);
+    emit(EV_MSC, MSC_SERIAL, SERIAL);
+    emit(EV_KEY, BTN_TOOL_PEN, 0);
+    sync_report();
+    sleep(1);
+    ioctl(fd, UI_DEV_DESTROY);
+    close(fd);
+    printf("@@IK-APPLIANCE-PEN drew %d reports@@\n", n + 3);
 }
 
 static void abs_setup(int code, int min, int max, int fuzz, int res) {
@@ -95,47 +211,32 @@ int main(void) {
     }
     printf("@@IK-APPLIANCE-PEN plugged@@\n");
     fflush(stdout);
-    wait_for_draw();
-
-    // Proximity in above the start, tip down, a wave across the tablet, tip up, out.
-    const int n = 80;
-    double x0 = 0.2, x1 = 0.8;
-    emit(EV_ABS, ABS_X, (int)(x0 * MAX_X));
-    emit(EV_ABS, ABS_Y, (int)(0.5 * MAX_Y));
-    emit(EV_ABS, ABS_DISTANCE, MAX_DISTANCE / 3);
-    emit(EV_ABS, ABS_PRESSURE, 0);
-    emit(EV_ABS, ABS_TILT_X, 0);
-    emit(EV_ABS, ABS_TILT_Y, 0);
-    emit(EV_ABS, ABS_MISC, STYLUS_ID);
-    emit(EV_MSC, MSC_SERIAL, SERIAL);
-    emit(EV_KEY, BTN_TOOL_PEN, 1);
-    sync_report();
-    emit(EV_ABS, ABS_DISTANCE, 0);
-    emit(EV_ABS, ABS_PRESSURE, (int)(0.7 * MAX_PRESSURE));
-    emit(EV_MSC, MSC_SERIAL, SERIAL);
-    emit(EV_KEY, BTN_TOUCH, 1);
-    sync_report();
-    for (int i = 1; i <= n; i++) {
-        double t = (double)i / n;
-        emit(EV_ABS, ABS_X, (int)((x0 + (x1 - x0) * t) * MAX_X));
-        emit(EV_ABS, ABS_Y, (int)((0.5 + 0.12 * sin(t * 2 * M_PI)) * MAX_Y));
-        emit(EV_ABS, ABS_PRESSURE, (int)((0.4 + 0.5 * t) * MAX_PRESSURE));
-        emit(EV_MSC, MSC_SERIAL, SERIAL);
-        sync_report();
+    // The serial port echoes what the host types into the middle of the guest's lines: off.
+    struct termios tio;
+    if (tcgetattr(0, &tio) == 0) {
+        tio.c_lflag &= ~(ECHO | ECHONL);
+        tcsetattr(0, TCSANOW, &tio);
     }
-    emit(EV_ABS, ABS_PRESSURE, 0);
-    emit(EV_ABS, ABS_DISTANCE, 3);
-    emit(EV_MSC, MSC_SERIAL, SERIAL);
-    emit(EV_KEY, BTN_TOUCH, 0);
-    sync_report();
-    int zero[] = {ABS_X, ABS_Y, ABS_DISTANCE, ABS_PRESSURE, ABS_TILT_X, ABS_TILT_Y, ABS_MISC};
-    for (unsigned i = 0; i < sizeof zero / sizeof zero[0]; i++) emit(EV_ABS, zero[i], 0);
-    emit(EV_MSC, MSC_SERIAL, SERIAL);
-    emit(EV_KEY, BTN_TOOL_PEN, 0);
-    sync_report();
-    sleep(1);
-    ioctl(fd, UI_DEV_DESTROY);
-    close(fd);
-    printf("@@IK-APPLIANCE-PEN drew %d reports@@\n", n + 3);
+
+    char line[128];
+    while (fgets(line, sizeof line, stdin)) {
+        int n;
+        unsigned long long seed;
+        double x, y;
+        if (strncmp(line, "draw", 4) == 0) {
+            wave();
+            return 0;
+        } else if (sscanf(line, "sign %d %llu", &n, &seed) == 2) {
+            rng_state = seed * 2654435761ULL + 1;
+            for (int i = 0; i < n; i++) {
+                signature_stroke();
+                // The hand moves to the next stroke: 30–150 ms.
+                struct timespec ts = {0, (long)((30 + 120 * rnd()) * 1e6)};
+                nanosleep(&ts, NULL);
+            }
+        } else if (sscanf(line, "tap %lf %lf", &x, &y) == 2) {
+            tap(x, y);
+        }
+    }
     return 0;
 }
