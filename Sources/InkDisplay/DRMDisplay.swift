@@ -36,7 +36,7 @@ public final class DRMDisplay: Display, CursorPlane {
     public private(set) var connected = true
     /// Counts since start, for the log and tests.
     public private(set) var failedFlips = 0, failedModeSets = 0, flipTimeouts = 0, modeSets = 0
-    private lazy var cursor = DRMCursor(fd: card.fd, crtc: crtcID) { [unowned self] in log($0) }
+    private lazy var cursor = DRMCursor(fd: card.fd, crtc: crtcID, log: log)
     /// Called when a flip completes, with the vblank time (CLOCK_MONOTONIC seconds).
     public var onFlipComplete: ((Double) -> Void)?
     /// Where the display says what went wrong and what it does about it.
@@ -82,6 +82,9 @@ public final class DRMDisplay: Display, CursorPlane {
             }
             drmModeFreeCrtc(saved)
         }
+        // Framebuffers and dumb buffers are freed while the card is still open.
+        retired.removeAll()
+        buffers.removeAll()
     }
 
     /// Poll this for readability (page-flip events); then call `handleEvents`.
@@ -253,7 +256,7 @@ public final class DRMDisplay: Display, CursorPlane {
         let made = try [DumbBuffer(fd: card.fd, width: s.width, height: s.height),
                         DumbBuffer(fd: card.fd, width: s.width, height: s.height)]
         for b in made {
-            b.log = { [unowned self] in log($0) }
+            b.log = log   // the closure itself: buffers may outlive the display by a moment at exit
             b.clear(placement.borders)
             b.stale.add([Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))])
         }
