@@ -32,6 +32,7 @@ public final class DRMDisplay: Display, CursorPlane {
     private var dirtyFBSupported = true
     private var recovery = ScanoutRecovery()
     private var failures = FailureLog()
+    private var lastModeSetErrno: Int32 = 0
     /// Whether the connector has a screen; while it has none, frames stay in RAM.
     public private(set) var connected = true
     /// Counts since start, for the log and tests.
@@ -211,11 +212,13 @@ public final class DRMDisplay: Display, CursorPlane {
         let index = 1 - front
         let target = buffers[index]
         fill(target, from: frame)
+        // Refused for want of master last time: take it first, so the try after it is freed succeeds.
+        if lastModeSetErrno == EACCES || lastModeSetErrno == EPERM { regainMaster() }
         var connectorID = connector.id
         let r = drmModeSetCrtc(card.fd, crtcID, target.framebuffer, 0, 0, &connectorID, 1, &mode)
+        lastModeSetErrno = -r
         guard r == 0 else {
             failedModeSets += 1
-            if -r == EACCES || -r == EPERM { regainMaster() }
             let delay = recovery.modeSetFailed(at: t)
             if let line = failures.failed(what, errno: -r, now: t) {
                 log(line + String(format: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))
