@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
+        .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkKiosk"]),
     ]
 )

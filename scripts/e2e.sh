@@ -27,7 +27,8 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/data.img"   # n
 
 echo "e2e: work directory $WORK"
 status=0
-python3 scripts/vm/run.py --work "$WORK" --timeout 900 --quiet \
+# --second-screen: a virtio-gpu card whose monitor the guest can unplug and swap (display faults).
+python3 scripts/vm/run.py --work "$WORK" --timeout 900 --quiet --second-screen 1280x800 \
     --qemu=-drive --qemu="file=$WORK/data.img,if=virtio,format=raw,cache=directsync,throttling.iops-write=20" \
     -- "$KIT/Tests/e2e/guest.sh" || status=$?
 if (( status != 0 )); then

@@ -17,6 +17,8 @@ public protocol CursorPlane: AnyObject {
 }
 
 /// The cursor buffer of a DRM display: a 64×64 ARGB8888 dumb buffer set with drmModeSetCursor2.
+/// Every ioctl's result is checked: a driver without a cursor plane refuses the first one (the
+/// overlay then draws the preview), later failures are logged once per errno.
 final class DRMCursor {
     static let size = 64
     private let fd: Int32
@@ -24,23 +26,28 @@ final class DRMCursor {
     private var handle: UInt32 = 0, pitch: UInt32 = 0, bytes: UInt64 = 0
     private var pixels: UnsafeMutableRawPointer?
     private(set) var supported = true
+    private let log: (String) -> Void
+    private var failures = FailureLog()
 
-    init(fd: Int32, crtc: UInt32) {
+    init(fd: Int32, crtc: UInt32, log: @escaping (String) -> Void) {
         self.fd = fd
         self.crtc = crtc
+        self.log = log
         var offset: UInt64 = 0
         guard ik_drm_create_dumb(fd, UInt32(Self.size), UInt32(Self.size), &handle, &pitch, &bytes) == 0 else {
+            log("no cursor buffer (\(Errno.describe(errno))): the overlay draws the hover preview")
             supported = false; return
         }
         guard ik_drm_map_dumb(fd, handle, &offset) == 0,
               let map = mmap(nil, Int(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), map != MAP_FAILED else {
+            log("cannot map the cursor buffer (\(Errno.describe(errno))): the overlay draws the hover preview")
             _ = ik_drm_destroy_dumb(fd, handle); supported = false; return
         }
         pixels = map
     }
 
     deinit {
-        if supported { drmModeSetCursor(fd, crtc, 0, 0, 0) }
+        if supported { _ = drmModeSetCursor(fd, crtc, 0, 0, 0) }   // exiting: nothing left to do about a failure
         if let pixels { munmap(pixels, Int(bytes)); _ = ik_drm_destroy_dumb(fd, handle) }
     }
 
@@ -51,9 +58,10 @@ final class DRMCursor {
         image.withPixels { data, stride in
             for y in 0..<rows { memcpy(pixels + y * Int(pitch), data + y * stride, cols * 4) }
         }
-        guard drmModeSetCursor2(fd, crtc, handle, UInt32(Self.size), UInt32(Self.size),
-                                Int32(hotspot.x), Int32(hotspot.y)) == 0 else {
+        let r = drmModeSetCursor2(fd, crtc, handle, UInt32(Self.size), UInt32(Self.size), Int32(hotspot.x), Int32(hotspot.y))
+        guard r == 0 else {
             supported = false   // no cursor plane on this driver: the overlay draws the preview
+            log("no hardware cursor (drmModeSetCursor2: \(Errno.describe(-r))): the overlay draws the hover preview")
             return false
         }
         move(to: p, hotspot: hotspot)
@@ -62,8 +70,23 @@ final class DRMCursor {
 
     func move(to p: Point, hotspot: (x: Int, y: Int)) {
         guard supported else { return }
-        drmModeMoveCursor(fd, crtc, Int32(p.x.rounded()) - Int32(hotspot.x), Int32(p.y.rounded()) - Int32(hotspot.y))
+        let r = drmModeMoveCursor(fd, crtc, Int32(p.x.rounded()) - Int32(hotspot.x), Int32(p.y.rounded()) - Int32(hotspot.y))
+        check(r, "moving the cursor")
     }
 
-    func hide() { if supported { drmModeSetCursor(fd, crtc, 0, 0, 0) } }
+    func hide() {
+        guard supported else { return }
+        check(drmModeSetCursor(fd, crtc, 0, 0, 0), "hiding the cursor")
+    }
+
+    private func check(_ r: Int32, _ what: String) {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        let now = Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        if r != 0 {
+            if let line = failures.failed(what, errno: -r, now: now) { log(line) }
+        } else if failures.isFailing(what), let line = failures.succeeded(what, now: now) {
+            log(line)
+        }
+    }
 }

@@ -5,38 +5,57 @@ import InkRender
 
 /// The screen through DRM/KMS: the first connected connector (or a named one) in its preferred
 /// mode (or a named one), two dumb buffers flipped with page-flip events. Frames are drawn in
-/// RAM; only damaged rectangles are copied into the back buffer. With two buffers the back
-/// buffer is two frames old, so it also receives the previous frame's damage.
+/// RAM (the canvas); each buffer receives only the rectangles it has not seen yet.
+///
+/// The kernel may refuse: a flip or a mode set fails (EBUSY, EINVAL, EACCES once another
+/// program holds DRM master, ENOSPC…), a flip never completes, the screen is unplugged or
+/// replaced by one with another mode. None of that ends the kiosk: frames keep being drawn in
+/// RAM, what was not shown is kept, and `ScanoutRecovery` decides when to try again; every
+/// failing call is logged with its errno (`FailureLog`: no flood at 60 Hz). A screen with
+/// another size shows the canvas as `ScreenPlacement` says: centred, scaled down if needed.
 public final class DRMDisplay: Display, CursorPlane {
     public let card: DRMCard
-    public let connector: ConnectorInfo
+    public private(set) var connector: ConnectorInfo
+    /// The canvas: the mode the kiosk started in. It keeps this size whatever is plugged in later.
     public let size: PixelSize
-    public let refreshHz: Int
+    public private(set) var refreshHz: Int
+    /// Where the canvas lies on the screen now plugged in.
+    public private(set) var placement: ScreenPlacement
     private let crtcID: UInt32
+    private let configuredMode: String?
     private var mode: drmModeModeInfo
     private var buffers: [DumbBuffer] = []
+    /// The last mode's buffers, freed once the new mode is on screen (until then they may be scanned out).
+    private var retired: [DumbBuffer] = []
     private var front = 0
-    private var previousDamage: [Rect] = []
     private var savedCrtc: UnsafeMutablePointer<drmModeCrtc>?
-    private var modeSet = false
     private var dirtyFBSupported = true
+    private var recovery = ScanoutRecovery()
+    private var failures = FailureLog()
+    private var lastModeSetErrno: Int32 = 0
     /// Whether the connector has a screen; while it has none, frames stay in RAM.
     public private(set) var connected = true
-    /// A page flip was requested and has not completed: the next frame must wait.
-    public private(set) var flipPending = false
-    private lazy var cursor = DRMCursor(fd: card.fd, crtc: crtcID)
+    /// Counts since start, for the log and tests.
+    public private(set) var failedFlips = 0, failedModeSets = 0, flipTimeouts = 0, modeSets = 0
+    private lazy var cursor = DRMCursor(fd: card.fd, crtc: crtcID, log: log)
     /// Called when a flip completes, with the vblank time (CLOCK_MONOTONIC seconds).
     public var onFlipComplete: ((Double) -> Void)?
+    /// Where the display says what went wrong and what it does about it.
+    public var log: (String) -> Void = { line in
+        var text = "inkkiosk: \(line)\n"
+        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
 
     public init(cardPath: String? = nil, connectorName: String? = nil, modeName: String? = nil) throws {
         let (card, found) = try Self.find(cardPath: cardPath, connectorName: connectorName, modeName: modeName)
         self.card = card
         (connector, mode, crtcID) = found
+        configuredMode = modeName
         size = PixelSize(width: Int(mode.hdisplay), height: Int(mode.vdisplay))
+        placement = ScreenPlacement(canvas: size, screen: size)
         refreshHz = Int(mode.vrefresh)
         savedCrtc = drmModeGetCrtc(card.fd, crtcID)
-        buffers = try [DumbBuffer(fd: card.fd, width: size.width, height: size.height),
-                       DumbBuffer(fd: card.fd, width: size.width, height: size.height)]
+        try allocateBuffers()
     }
 
     /// The first card (or the named one) with a connected connector (or the named one).
@@ -58,11 +77,15 @@ public final class DRMDisplay: Display, CursorPlane {
         if let saved = savedCrtc {
             var connectorID = connector.id
             if saved.pointee.mode_valid != 0 {
-                drmModeSetCrtc(card.fd, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
-                               &connectorID, 1, &saved.pointee.mode)
+                let r = drmModeSetCrtc(card.fd, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
+                                       &connectorID, 1, &saved.pointee.mode)
+                if r != 0 { log("restoring the console's mode on \(connector.name) failed: \(Errno.describe(-r))") }
             }
             drmModeFreeCrtc(saved)
         }
+        // Framebuffers and dumb buffers are freed while the card is still open.
+        retired.removeAll()
+        buffers.removeAll()
     }
 
     /// Poll this for readability (page-flip events); then call `handleEvents`.
@@ -81,20 +104,24 @@ public final class DRMDisplay: Display, CursorPlane {
                 if connectorName != nil { throw DisplayError("connector \(info.name) on \(card.path) is not connected") }
                 continue
             }
-            let modes = (0..<Int(c.pointee.count_modes)).map { c.pointee.modes[$0] }
-            let chosen: drmModeModeInfo
-            if let modeName {
-                guard let m = modes.first(where: { "\($0.hdisplay)x\($0.vdisplay)" == modeName || "\($0.hdisplay)x\($0.vdisplay)@\($0.vrefresh)" == modeName }) else {
-                    throw DisplayError("\(info.name) has no mode \(modeName) (it has \(info.modes.joined(separator: ", ")))")
-                }
-                chosen = m
-            } else {
-                chosen = modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
+            let modes = Self.modes(of: c)
+            if let modeName, !modes.contains(where: { Self.candidate($0).matches(modeName) }) {
+                throw DisplayError("\(info.name) has no mode \(modeName) (it has \(info.modes.joined(separator: ", ")))")
             }
+            guard let chosen = ModeChoice.choose(from: modes.map(Self.candidate), configured: modeName) else { continue }
             guard let crtc = crtcFor(c, res, card.fd) else { throw DisplayError("no CRTC can drive \(info.name) on \(card.path)") }
-            return (info, chosen, crtc)
+            return (info, modes[chosen], crtc)
         }
         return nil
+    }
+
+    private static func modes(of c: UnsafeMutablePointer<drmModeConnector>) -> [drmModeModeInfo] {
+        (0..<Int(c.pointee.count_modes)).map { c.pointee.modes[$0] }
+    }
+
+    private static func candidate(_ m: drmModeModeInfo) -> ModeCandidate {
+        ModeCandidate(width: Int(m.hdisplay), height: Int(m.vdisplay), refresh: Int(m.vrefresh),
+                      preferred: m.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0)
     }
 
     private static func crtcFor(_ c: UnsafeMutablePointer<drmModeConnector>, _ res: UnsafeMutablePointer<drmModeRes>, _ fd: Int32) -> UInt32? {
@@ -112,40 +139,158 @@ public final class DRMDisplay: Display, CursorPlane {
         return nil
     }
 
-    /// Shows the frame: damaged rectangles into the back buffer, then a page flip (or, the first
-    /// time, the mode set). Call only when `flipPending` is false.
+    private var modeName: String { "\(mode.hdisplay)x\(mode.vdisplay)@\(mode.vrefresh)" }
+    private var screenSize: PixelSize { PixelSize(width: Int(mode.hdisplay), height: Int(mode.vdisplay)) }
+    private func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    // MARK: frames
+
+    /// A page flip was requested and has not completed: the next frame must wait. A flip that
+    /// has waited longer than the recovery's timeout is given up here (logged) and a mode set
+    /// follows, so the loop cannot hang on an event that never comes.
+    public var flipPending: Bool {
+        if recovery.flipTimedOut(at: now()) {
+            flipTimeouts += 1
+            log(String(format: "page flip on %@ did not complete within %.0f ms: no longer waiting for it; setting the mode again",
+                       connector.name, recovery.settings.flipTimeout * 1000))
+        }
+        return recovery.flipPending
+    }
+
+    /// The display wants a frame although nothing new was drawn: a retry after a failure.
+    public var retryDue: Bool { connected && recovery.retryDue(now: now()) }
+
+    /// Seconds until the display needs the loop again (a retry or a flip's timeout); nil: never.
+    public func secondsUntilDeadline() -> Double? {
+        guard connected, let t = recovery.deadline() else { return nil }
+        return max(0, t - now())
+    }
+
+    /// Shows the frame, or keeps it for later: damaged rectangles go into the back buffer and a
+    /// page flip (or a mode set, the first time and when recovering) is requested. Never throws
+    /// for what the kernel refuses; call only when `flipPending` is false.
     public func present(_ frame: ImageSurface, damage: DamageRegion) throws {
+        for b in buffers { b.stale.add(damage.rects) }
         guard connected else { return }
-        let backIndex = modeSet ? 1 - front : front
+        let t = now()
+        switch recovery.step(now: t) {
+        case .wait: return
+        case .modeSet: setMode(frame, at: t)
+        case .flip: flip(frame, at: t)
+        }
+    }
+
+    private func flip(_ frame: ImageSurface, at t: Double) {
+        let backIndex = 1 - front
         let back = buffers[backIndex]
-        let rects = modeSet ? damage.rects + previousDamage : [Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))]
-        frame.withPixels { data, stride in back.copy(from: data, stride: stride, rects: rects) }
-        previousDamage = damage.rects
-        if dirtyFBSupported { markDirty(back, rects) }
-        if !modeSet {
-            var connectorID = connector.id
-            guard drmModeSetCrtc(card.fd, crtcID, back.framebuffer, 0, 0, &connectorID, 1, &mode) == 0 else {
-                throw DisplayError.errno("cannot set mode \(size)@\(refreshHz) on \(connector.name)")
+        fill(back, from: frame)
+        let what = "page flip on \(connector.name)"
+        let r = drmModePageFlip(card.fd, crtcID, back.framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT),
+                                Unmanaged.passUnretained(self).toOpaque())
+        guard r == 0 else {
+            failedFlips += 1
+            let forced = recovery.flipFailed(at: t)
+            if let line = failures.failed(what, errno: -r, now: t) { log(line + "; the frame is kept for the next one") }
+            if -r == EACCES || -r == EPERM { regainMaster() }
+            if forced {
+                log("\(recovery.settings.flipFailuresBeforeModeSet) page flips in a row failed on \(connector.name): setting the mode \(modeName) again")
             }
-            modeSet = true
             return
         }
-        let ptr = Unmanaged.passUnretained(self).toOpaque()
-        guard drmModePageFlip(card.fd, crtcID, back.framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), ptr) == 0 else {
-            throw DisplayError.errno("page flip on \(connector.name) failed")
-        }
-        flipPending = true
+        if let line = failures.succeeded(what, now: t) { log(line) }
+        recovery.flipRequested(at: t)
         front = backIndex
+    }
+
+    private func setMode(_ frame: ImageSurface, at t: Double) {
+        let what = "mode set \(modeName) on \(connector.name)"
+        guard ensureBuffers(at: t, what: what) else { return }
+        let index = 1 - front
+        let target = buffers[index]
+        fill(target, from: frame)
+        // Refused for want of master last time: take it first, so the try after it is freed succeeds.
+        if lastModeSetErrno == EACCES || lastModeSetErrno == EPERM { regainMaster() }
+        var connectorID = connector.id
+        let r = drmModeSetCrtc(card.fd, crtcID, target.framebuffer, 0, 0, &connectorID, 1, &mode)
+        lastModeSetErrno = -r
+        guard r == 0 else {
+            failedModeSets += 1
+            let delay = recovery.modeSetFailed(at: t)
+            if let line = failures.failed(what, errno: -r, now: t) {
+                log(line + String(format: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))
+            }
+            return
+        }
+        modeSets += 1
+        front = index
+        recovery.modeSetSucceeded()
+        if let line = failures.succeeded(what, now: t) { log(line + ": the whole picture is back") }
+        if !retired.isEmpty {
+            retired.removeAll()   // no longer scanned out: framebuffers removed, dumb buffers destroyed
+            log("\(connector.name) shows \(placement); the last mode's buffers are freed")
+        }
+    }
+
+    /// Buffers of the mode's size: made when the mode changed size (the old ones are retired).
+    /// A failure (out of video memory) is retried like a failed mode set.
+    private func ensureBuffers(at t: Double, what: String) -> Bool {
+        guard buffers.first.map({ $0.width != screenSize.width || $0.height != screenSize.height }) ?? true else { return true }
+        do {
+            let old = buffers
+            try allocateBuffers()
+            retired += old
+            return true
+        } catch {
+            failedModeSets += 1
+            let delay = recovery.modeSetFailed(at: t)
+            if let line = failures.failed(what, errno: errno, now: t) {
+                log(line + String(format: " (\(error)); retrying in %.1f s", delay))
+            }
+            return false
+        }
+    }
+
+    private func allocateBuffers() throws {
+        let s = screenSize
+        let made = try [DumbBuffer(fd: card.fd, width: s.width, height: s.height),
+                        DumbBuffer(fd: card.fd, width: s.width, height: s.height)]
+        for b in made {
+            b.log = log   // the closure itself: buffers may outlive the display by a moment at exit
+            b.clear(placement.borders)
+            b.stale.add([Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))])
+        }
+        buffers = made
+        front = 0
+    }
+
+    /// Brings a buffer up to date with the frame and tells the driver what changed.
+    private func fill(_ buffer: DumbBuffer, from frame: ImageSurface) {
+        let rects = buffer.stale.take()
+        guard !rects.isEmpty else { return }
+        frame.withPixels { data, stride in buffer.copy(from: data, stride: stride, rects: rects, placement: placement) }
+        if dirtyFBSupported { markDirty(buffer, rects.compactMap(placement.screenRect)) }
     }
 
     /// Some drivers (virtual and USB displays) only update what they are told is dirty.
     private func markDirty(_ buffer: DumbBuffer, _ rects: [Rect]) {
+        guard !rects.isEmpty else { return }
         var clips = rects.map { r in
             drmModeClip(x1: UInt16(max(0, r.minX)), y1: UInt16(max(0, r.minY)),
-                        x2: UInt16(min(Double(size.width), r.maxX)), y2: UInt16(min(Double(size.height), r.maxY)))
+                        x2: UInt16(min(Double(buffer.width), r.maxX)), y2: UInt16(min(Double(buffer.height), r.maxY)))
         }
         let r = drmModeDirtyFB(card.fd, buffer.framebuffer, &clips, UInt32(clips.count))
-        if r == -ENOSYS || r == -EOPNOTSUPP { dirtyFBSupported = false }
+        let what = "marking framebuffer \(buffer.framebuffer) dirty (DirtyFB) on \(connector.name)"
+        if r == -ENOSYS || r == -EOPNOTSUPP {
+            dirtyFBSupported = false   // the driver scans out the buffer as it is
+        } else if r != 0 {
+            if let line = failures.failed(what, errno: -r, now: now()) { log(line + "; the flip shows the buffer anyway") }
+        } else if failures.isFailing(what), let line = failures.succeeded(what, now: now()) {
+            log(line)
+        }
     }
 
     /// Reads page-flip completions.
@@ -155,47 +300,98 @@ public final class DRMDisplay: Display, CursorPlane {
         context.page_flip_handler = { _, _, sec, usec, data in
             guard let data else { return }
             let display = Unmanaged<DRMDisplay>.fromOpaque(data).takeUnretainedValue()
-            display.flipPending = false
+            // An event for a flip already given up (timed out) changes nothing.
+            guard display.recovery.flipPending else { return }
+            display.recovery.flipCompleted()
             display.onFlipComplete?(Double(sec) + Double(usec) / 1e6)
         }
-        drmHandleEvent(card.fd, &context)
+        let what = "reading DRM events from \(card.path) (drmHandleEvent)"
+        if drmHandleEvent(card.fd, &context) != 0 {
+            if let line = failures.failed(what, errno: errno, now: now()) { log(line) }
+        } else if failures.isFailing(what), let line = failures.succeeded(what, now: now()) {
+            log(line)
+        }
     }
+
+    // MARK: cursor
 
     public var cursorSize: Int { DRMCursor.size }
-    public var hasCursorPlane: Bool { cursor.supported }
+    /// A scaled canvas would need a scaled cursor image: the overlay draws the preview instead.
+    public var hasCursorPlane: Bool { cursor.supported && !placement.isScaled }
     public func showCursor(_ image: ImageSurface, hotspot: (x: Int, y: Int), at location: Point) -> Bool {
-        modeSet && cursor.show(image, hotspot: hotspot, at: location)
+        modeSets > 0 && connected && !placement.isScaled && cursor.show(image, hotspot: hotspot, at: placement.screenPoint(location))
     }
-    public func moveCursor(to location: Point, hotspot: (x: Int, y: Int)) { cursor.move(to: location, hotspot: hotspot) }
+    public func moveCursor(to location: Point, hotspot: (x: Int, y: Int)) { cursor.move(to: placement.screenPoint(location), hotspot: hotspot) }
     public func hideCursor() { cursor.hide() }
 
-    public enum ConnectorChange: Sendable { case none, unplugged, replugged }
+    // MARK: connector
 
-    /// After a hotplug event: an unplugged screen stops the flips; a screen plugged back gets the
-    /// mode set again (the same size, so the picture in RAM still fits) and the whole picture.
+    public enum ConnectorChange: Sendable { case none, unplugged, replugged, modeChanged }
+
+    /// After a hotplug event: an unplugged screen stops the flips (frames stay in RAM); a screen
+    /// plugged back, or one whose preferred mode changed, gets its mode (the configured one
+    /// while it offers it, else its preferred one) set, in new buffers if the size changed,
+    /// and the whole picture.
     public func checkConnector() -> ConnectorChange {
-        guard let c = drmModeGetConnector(card.fd, connector.id) else { return .none }
+        guard let c = drmModeGetConnector(card.fd, connector.id) else {
+            if let line = failures.failed("reading connector \(connector.name)", errno: errno, now: now()) { log(line) }
+            return .none
+        }
         defer { drmModeFreeConnector(c) }
         let isConnected = c.pointee.connection == DRM_MODE_CONNECTED && c.pointee.count_modes > 0
         if connected && !isConnected {
             connected = false
-            flipPending = false   // a flip to a gone screen may never complete
+            recovery.screenGone()   // a flip to a gone screen may never complete
             return .unplugged
         }
-        if !connected && isConnected {
-            let modes = (0..<Int(c.pointee.count_modes)).map { c.pointee.modes[$0] }
-            let sameSize = modes.filter { Int($0.hdisplay) == size.width && Int($0.vdisplay) == size.height }
-            guard let m = sameSize.first(where: { $0.vrefresh == mode.vrefresh }) ?? sameSize.first else { return .none }
-            mode = m
-            modeSet = false
-            connected = true
-            return .replugged
-        }
-        return .none
+        guard isConnected else { return .none }
+        let modes = Self.modes(of: c)
+        guard let i = ModeChoice.choose(from: modes.map(Self.candidate), configured: configuredMode) else { return .none }
+        let chosen = modes[i]
+        let wasConnected = connected
+        if wasConnected && Self.same(chosen, mode) { return .none }
+        let before = modeName
+        mode = chosen
+        refreshHz = Int(chosen.vrefresh)
+        connector = DRMCard.info(c)
+        placement = ScreenPlacement(canvas: size, screen: screenSize)
+        connected = true
+        for b in buffers { b.stale.add([Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))]) }
+        recovery.requireModeSet(now: now())
+        log("\(connector.name): \(wasConnected ? "the screen's mode changed from \(before)" : "a screen is back"), setting \(modeName): \(placement)")
+        return wasConnected ? .modeChanged : .replugged
     }
 
-    /// Gives the display up (VT switched away) or takes it back; after taking it back the whole
-    /// screen is set again on the next frame.
-    public func release() { drmDropMaster(card.fd); modeSet = false; flipPending = false }
-    public func acquire() { drmSetMaster(card.fd) }
+    private static func same(_ a: drmModeModeInfo, _ b: drmModeModeInfo) -> Bool {
+        a.hdisplay == b.hdisplay && a.vdisplay == b.vdisplay && a.vrefresh == b.vrefresh && a.clock == b.clock
+            && a.htotal == b.htotal && a.vtotal == b.vtotal && a.flags == b.flags
+    }
+
+    // MARK: master
+
+    /// Gives the display up (VT switched away); the mode is set again when it comes back.
+    public func release() {
+        if drmDropMaster(card.fd) != 0 {
+            log("dropping DRM master on \(card.path) failed: \(Errno.describe(errno)); the VT switch goes on")
+        }
+        recovery.requireModeSet(now: now())
+    }
+
+    /// Takes the display back (our VT again). If another program holds DRM master, the mode
+    /// set fails with EACCES and is retried (taking master again first) until it is free.
+    public func acquire() {
+        if drmSetMaster(card.fd) != 0 {
+            log("cannot take DRM master on \(card.path) back: \(Errno.describe(errno)) (another program holds the screen); retrying")
+        }
+        recovery.requireModeSet(now: now())
+    }
+
+    private func regainMaster() {
+        let what = "taking DRM master on \(card.path)"
+        if drmSetMaster(card.fd) == 0 {
+            if let line = failures.succeeded(what, now: now()) { log(line) } else { log("took DRM master on \(card.path) back") }
+        } else if let line = failures.failed(what, errno: errno, now: now()) {
+            log(line)
+        }
+    }
 }

@@ -5,6 +5,6 @@ public struct DisplayError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
     static func errno(_ what: String, _ code: Int32 = Glibc.errno) -> DisplayError {
-        DisplayError("\(what): \(String(cString: strerror(code)))")
+        DisplayError("\(what): \(Errno.describe(code))")
     }
 }

@@ -12,6 +12,11 @@ final class DumbBuffer {
     let framebuffer: UInt32
     let pixels: UnsafeMutableRawPointer
     let width: Int, height: Int
+    /// Canvas rectangles this buffer has not received yet (it missed frames shown in the other
+    /// buffer, or frames that were never shown).
+    var stale = StaleRegion()
+    /// Where a failure to free it is reported.
+    var log: (String) -> Void = { _ in }
 
     init(fd: Int32, width: Int, height: Int) throws {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
@@ -20,10 +25,10 @@ final class DumbBuffer {
         }
         var fb: UInt32 = 0
         var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
-        guard drmModeAddFB2(fd, UInt32(width), UInt32(height), ik_drm_format_xrgb8888(), &handles, &pitches, &offsets, &fb, 0) == 0 else {
-            let e = errno
+        let added = drmModeAddFB2(fd, UInt32(width), UInt32(height), ik_drm_format_xrgb8888(), &handles, &pitches, &offsets, &fb, 0)
+        guard added == 0 else {
             _ = ik_drm_destroy_dumb(fd, handle)
-            throw DisplayError.errno("cannot add an XRGB8888 framebuffer", e)
+            throw DisplayError.errno("cannot add an XRGB8888 framebuffer", -added)
         }
         var offset: UInt64 = 0
         guard ik_drm_map_dumb(fd, handle, &offset) == 0,
@@ -38,20 +43,83 @@ final class DumbBuffer {
 
     deinit {
         munmap(pixels, size)
-        drmModeRmFB(fd, framebuffer)
-        _ = ik_drm_destroy_dumb(fd, handle)
+        let removed = drmModeRmFB(fd, framebuffer)
+        if removed != 0 { log("removing framebuffer \(framebuffer) failed: \(Errno.describe(-removed))") }
+        if ik_drm_destroy_dumb(fd, handle) != 0 { log("destroying dumb buffer \(handle) failed: \(Errno.describe(errno))") }
     }
 
-    /// Copies the rectangles of `source` (same size, XRGB8888 rows of `stride` bytes) in.
-    func copy(from source: UnsafeRawPointer, stride: Int, rects: [Rect]) {
+    /// Writes black into screen rectangles (the borders around a canvas that does not fill the screen).
+    func clear(_ rects: [Rect]) {
         for r in rects {
             let x0 = max(0, Int(r.minX)), x1 = min(width, Int(r.maxX))
             let y0 = max(0, Int(r.minY)), y1 = min(height, Int(r.maxY))
             guard x1 > x0, y1 > y0 else { continue }
+            for y in y0..<y1 { memset(pixels + y * pitch + x0 * 4, 0, (x1 - x0) * 4) }
+        }
+    }
+
+    /// Copies canvas rectangles of `source` (XRGB8888 rows of `stride` bytes, the canvas's size)
+    /// to where `placement` shows them: 1:1 at an offset, or scaled down by averaging.
+    func copy(from source: UnsafeRawPointer, stride: Int, rects: [Rect], placement: ScreenPlacement) {
+        let canvas = placement.canvas
+        for r in rects {
+            if placement.isScaled {
+                guard let s = placement.screenRect(for: r) else { continue }
+                copyScaled(from: source, stride: stride, screen: s, placement: placement)
+                continue
+            }
+            let x0 = max(0, Int(r.minX)), x1 = min(canvas.width, Int(r.maxX.rounded(.up)))
+            let y0 = max(0, Int(r.minY)), y1 = min(canvas.height, Int(r.maxY.rounded(.up)))
+            guard x1 > x0, y1 > y0 else { continue }
             let bytes = (x1 - x0) * 4
             for y in y0..<y1 {
-                memcpy(pixels + y * pitch + x0 * 4, source + y * stride + x0 * 4, bytes)
+                memcpy(pixels + (y + placement.originY) * pitch + (x0 + placement.originX) * 4, source + y * stride + x0 * 4, bytes)
             }
         }
     }
+
+    /// Each screen pixel is the average of the canvas pixels under it; a row is built in RAM
+    /// and written once.
+    private func copyScaled(from source: UnsafeRawPointer, stride: Int, screen s: Rect, placement p: ScreenPlacement) {
+        let x0 = Int(s.minX), x1 = Int(s.maxX), y0 = Int(s.minY), y1 = Int(s.maxY)
+        let inverse = 1 / p.scale
+        var row = [UInt32](repeating: 0, count: x1 - x0)
+        func span(_ screen: Int, _ origin: Int, _ limit: Int) -> Range<Int> {
+            let a = Int((Double(screen - origin) * inverse).rounded(.down))
+            let b = Int((Double(screen + 1 - origin) * inverse).rounded(.up))
+            let lo = min(max(a, 0), limit - 1)
+            return lo..<min(max(b, lo + 1), limit)
+        }
+        for y in y0..<y1 {
+            let ys = span(y, p.originY, p.canvas.height)
+            for x in x0..<x1 {
+                let xs = span(x, p.originX, p.canvas.width)
+                var r = 0, g = 0, b = 0
+                for sy in ys {
+                    let line = (source + sy * stride).assumingMemoryBound(to: UInt32.self)
+                    for sx in xs {
+                        let v = line[sx]
+                        r += Int(v >> 16 & 0xFF); g += Int(v >> 8 & 0xFF); b += Int(v & 0xFF)
+                    }
+                }
+                let n = ys.count * xs.count
+                row[x - x0] = UInt32((r + n / 2) / n) << 16 | UInt32((g + n / 2) / n) << 8 | UInt32((b + n / 2) / n)
+            }
+            row.withUnsafeBytes { memcpy(pixels + y * pitch + x0 * 4, $0.baseAddress!, $0.count) }
+        }
+    }
+}
+
+/// Rectangles a buffer still has to receive. Many small ones (frames missed while the screen
+/// failed) merge into their bounding box, so catching up never costs more than one full copy.
+struct StaleRegion: Equatable {
+    private(set) var rects: [Rect] = []
+    static let mergeAbove = 32
+
+    mutating func add(_ more: [Rect]) {
+        rects += more.filter { !$0.isEmpty && $0.area > 0 }
+        if rects.count > Self.mergeAbove { rects = [rects.dropFirst().reduce(rects[0]) { $0.union($1) }] }
+    }
+
+    mutating func take() -> [Rect] { defer { rects = [] }; return rects }
 }

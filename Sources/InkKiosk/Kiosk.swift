@@ -58,6 +58,8 @@ public final class Kiosk {
     private let api: SignatureAPIServer?
     private var latency = LatencyLog()
     private var oldestUnrendered: Double?
+    /// Touch and screen-tablet positions onto the canvas, wherever the screen shows it.
+    private var canvasInput = CanvasInput()
     private var running = true
     /// A technician held the service keys: the kiosk stopped on purpose, not to be restarted.
     public private(set) var stoppedByServiceKeys = false
@@ -177,7 +179,7 @@ public final class Kiosk {
                 guard connectors.drain() else { return }
                 switch display.checkConnector() {
                 case .unplugged: log("\(display.connector.name) unplugged: drawing continues off screen")
-                case .replugged: log("\(display.connector.name) plugged back: mode set again"); pipeline.redrawAll()
+                case .replugged, .modeChanged: pipeline.redrawAll()   // the display logs what it shows, and how
                 case .none: break
                 }
             }
@@ -204,13 +206,16 @@ public final class Kiosk {
             switch e {
             case .added(let d):
                 pipeline.addDevice(d)
+                canvasInput.added(d)
                 recorder?.added(d)
                 log("input device \(d.id): \(d.name) (\(d.kind.rawValue)\(d.direct ? ", direct" : ""))")
             case .removed(let id):
                 recorder?.removed(id, at: monotonicNow())
                 pipeline.removeDevice(id)
+                canvasInput.removed(id)
                 log("input device \(id) removed")
-            case .input(let event):
+            case .input(let raw):
+                let event = canvasInput.map(raw, display.placement)
                 recorder?.record(event)
                 pipeline.handle(event)
                 if oldestUnrendered == nil { oldestUnrendered = event.time }
@@ -281,7 +286,8 @@ public final class Kiosk {
     }
 
     private func drawIfDue() throws {
-        guard active, pipeline.needsFrame, !display.flipPending else { return }
+        // A display that failed retries by itself (display.retryDue); a failed flip never throws.
+        guard active, pipeline.needsFrame || display.retryDue, !display.flipPending else { return }
         let report = try pipeline.renderFrame()
         latency.frame(oldestEvent: oldestUnrendered, flipRequested: monotonicNow(), render: report.renderSeconds)
         oldestUnrendered = nil
@@ -298,7 +304,7 @@ public final class Kiosk {
     /// How long the loop may sleep: until the watchdog's next ping or the idle status is due.
     private func nextWake() -> Int32 {
         let now = monotonicNow()
-        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now)].compactMap { $0 }
+        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now), display.secondsUntilDeadline()].compactMap { $0 }
         guard let soonest = waits.min() else { return -1 }
         return Int32(min((soonest * 1000).rounded(.up), 60_000))
     }

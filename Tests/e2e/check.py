@@ -254,6 +254,10 @@ def main():
     from check_lockdown import lockdown_checks
     lockdown_checks(WORK, check, shot, along, darkness)
 
+    # --- display faults on the second card (display_faults.py, check_display.py) ---------------
+    from check_display import display_checks
+    display_checks(WORK, check)
+
     # --- the boot-to-kiosk appliance (scripts/appliance/e2e-boot.sh, check_appliance.py) -------
     from check_appliance import appliance_checks
     appliance_checks(WORK, check)

@@ -38,13 +38,13 @@ def say(msg):
     print(f"scenario: {msg}", flush=True)
 
 
-def shot(name, frames_above=None, accept=None):
+def shot(name, frames_above=None, accept=None, device=None):
     """A QMP screendump of the VM's screen, once the running kiosk shows all input sent so far
     (with frames_above, a frame after that count: a change a request caused; with accept, a
-    status line it takes)."""
+    status line it takes). device: another card's QEMU id (run.py --second-screen)."""
     if Kiosk.current is not None:
         Kiosk.current.wait_idle(frames_above=frames_above, accept=accept, what=f"before screenshot {name}")
-    subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-shot"), name], check=True)
+    subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-shot"), name, *([device] if device else [])], check=True)
 
 
 class Notifications:
@@ -452,6 +452,8 @@ def main():
         modes.disk_full_session(binary, pen)
         from lockdown import session_lockdown   # Tests/e2e/lockdown.py
         session_lockdown(binary, pen)
+        from display_faults import session_display_faults   # the second card: unplug, other modes, master lost
+        session_display_faults(binary, pen, touch)
     finally:
         for d in (pen, touch, pad):
             d.destroy()

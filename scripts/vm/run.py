@@ -36,10 +36,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PREFIX = "vm| "
-SHOT_RE = re.compile(r"@@IK-SHOT ([A-Za-z0-9._-]{1,100})@@")
+# An optional second word names the QEMU display device to dump (a second card, -device ...,id=NAME).
+SHOT_RE = re.compile(r"@@IK-SHOT ([A-Za-z0-9._-]{1,100})(?: ([A-Za-z0-9_-]{1,40}))?@@")
 EXIT_RE = re.compile(r"@@IK-EXIT (-?\d+)@@")
 START_RE = re.compile(r"@@IK-START@@")
 INITFAIL_RE = re.compile(r"@@IK-INIT-FAILED@@")
+MONITOR_RE = re.compile(r"@@IK-MONITOR (\d{1,5})x(\d{1,5})@@")
 
 
 def note(msg):
@@ -140,6 +142,58 @@ class QMP:
             self.sock = None
 
 
+def swap_monitor(vnc_path, width, height, timeout=10):
+    """Plugs another monitor into the second screen: a VNC client's SetDesktopSize (RFB 3.8,
+    ExtendedDesktopSize) makes QEMU tell the virtio-gpu driver the output's new size and EDID
+    (its preferred mode), and the guest gets a hotplug event. 0x0 disables the output: the
+    guest sees the connector disconnected. Returns QEMU's answer: 4, "request forwarded" (to
+    the card), is success; 3 means the display device cannot be resized."""
+    import struct
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(vnc_path)
+
+    def read(n):
+        data = b""
+        while len(data) < n:
+            chunk = s.recv(n - len(data))
+            if not chunk:
+                raise OSError("the VNC server closed the connection")
+            data += chunk
+        return data
+    try:
+        read(12)
+        s.sendall(b"RFB 003.008\n")
+        types = read(read(1)[0])
+        if 1 not in types:
+            raise OSError(f"the VNC server wants authentication ({list(types)})")
+        s.sendall(b"\x01")
+        if struct.unpack(">I", read(4))[0] != 0:
+            raise OSError("VNC security handshake failed")
+        s.sendall(b"\x01")   # shared
+        read(20)
+        read(struct.unpack(">I", read(4))[0])
+        s.sendall(struct.pack(">BxHi", 2, 1, -308))   # SetEncodings: ExtendedDesktopSize
+        s.sendall(struct.pack(">BxHHBx", 251, width, height, 1) + struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
+        # The answer: a FramebufferUpdate with an ExtendedDesktopSize rectangle whose y is the status.
+        while True:
+            kind = read(1)[0]
+            if kind != 0:
+                raise OSError(f"unexpected VNC message {kind}")
+            count = struct.unpack(">xH", read(3))[0]
+            for _ in range(count):
+                x, y, w, h, enc = struct.unpack(">HHHHi", read(12))
+                if enc == -308:
+                    screens = read(4)[0]
+                    read(16 * screens)
+                    if x == 1:   # a reply to our request (x = 1), y the status
+                        return y
+                else:
+                    raise OSError(f"unexpected VNC rectangle encoding {enc}")
+    finally:
+        s.close()
+
+
 def quit_qemu(proc, qmp, timeout):
     """Asks QEMU to quit over QMP (if connected), waits up to `timeout` s, then kills it."""
     if qmp is not None:
@@ -207,6 +261,9 @@ def main():
     ap.add_argument("--log", help="console log file (default WORK/console.log)")
     ap.add_argument("--resolution", default="1280x800",
                     help="preferred mode the virtual monitor's EDID announces (default 1280x800)")
+    ap.add_argument("--second-screen", metavar="WxH",
+                    help="a second card (virtio-gpu, QEMU id 'screen2', /dev/dri/card1) whose monitor the guest "
+                         "can swap at run time (`vm-monitor WxH`; 0x0 unplugs it)")
     ap.add_argument("--accel", default=os.environ.get("INKKIOSK_VM_ACCEL", "tcg"),
                     help="QEMU accelerator: tcg (default; software) or kvm")
     ap.add_argument("--kmsg", type=int, default=1,
@@ -289,6 +346,11 @@ def main():
         "-qmp", f"unix:{q(qmp_path)},server=on,wait=off",
         *opts.qemu,
     ]
+    vnc_path = os.path.join(rundir, "vnc.sock")
+    if opts.second_screen:
+        w2, h2 = (int(v) for v in opts.second_screen.split("x"))
+        argv += ["-device", f"virtio-gpu-pci,id=screen2,xres={w2},yres={h2}",
+                 "-vnc", f"unix:{q(vnc_path)},display=screen2"]
 
     logf = open(log_path, "w", encoding="utf-8", errors="replace")
     logf.write("# " + " ".join(shlex.quote(a) for a in argv) + "\n")
@@ -323,7 +385,7 @@ def main():
             qmp = QMP(qmp_path, min(deadline, time.monotonic() + 15))
         return qmp
 
-    def screenshot(name):
+    def screenshot(name, device=None):
         png = os.path.join(shots, name + ".png")
         for ext in (".done", ".failed"):
             try:
@@ -331,7 +393,7 @@ def main():
             except FileNotFoundError:
                 pass
         try:
-            get_qmp().execute("screendump", filename=png, format="png")
+            get_qmp().execute("screendump", filename=png, format="png", **({"device": device} if device else {}))
             with open(os.path.join(shots, name + ".done"), "w") as f:
                 f.write(png + "\n")
             shots_taken.append(png)
@@ -377,8 +439,19 @@ def main():
             t_start = time.monotonic()
         if INITFAIL_RE.search(line):
             init_failed = True
+        for mm in MONITOR_RE.finditer(line):
+            size = f"{mm.group(1)}x{mm.group(2)}"
+            try:
+                answer = swap_monitor(vnc_path, int(mm.group(1)), int(mm.group(2)))
+                result = "done" if answer in (0, 4) else "failed"
+                detail = f"status {answer}"
+            except Exception as e:  # noqa: BLE001 - reported to the guest and the user
+                result, detail = "failed", str(e)
+            with open(os.path.join(shots, f".monitor-{size}.{result}"), "w") as f:
+                f.write(detail + "\n")
+            note(f"second screen: monitor {size}: {result} ({detail})")
         for mm in SHOT_RE.finditer(line):
-            screenshot(mm.group(1))
+            screenshot(mm.group(1), mm.group(2))
         mm = EXIT_RE.search(line)
         if mm and status is None:
             status = int(mm.group(1))
