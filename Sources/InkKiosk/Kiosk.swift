@@ -241,9 +241,14 @@ public final class Kiosk {
     }
 
     /// What the screen works with; made once, not per input batch.
-    private lazy var screenContext = ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in
-        journal?.reset()
-    }, chores: chores, log: log)
+    private lazy var screenContext: ScreenContext = {
+        let writer = journal
+        return ScreenContext(pipeline: pipeline, forgetSaved: { writer?.reset() }, forgetSavedDurably: {
+            guard let writer else { return true }
+            writer.reset()
+            return writer.flush(timeout: 5)
+        }, chores: chores, log: log)
+    }()
 
     /// Finished edits go to the journal's writer thread at once; the ink never waits for the disk.
     private func saveEdits() { journal?.save(from: pipeline) }

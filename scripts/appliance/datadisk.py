@@ -97,7 +97,8 @@ def snapshot(image, keep_dir=None):
 
 def read_journal(path):
     """The stroke journal's records, parsed here from the file format (README: a header line,
-    then per record a 4-byte little-endian length, a CRC-32 and a JSON payload). Returns
+    then per record a 4-byte little-endian length, a CRC-32 and a payload: JSON, and for a
+    stroke a zero byte and its brush and samples in binary). Returns
     (ops in order, problem or None): a torn or corrupt tail is the problem, as the kiosk would
     cut it off."""
     data = open(path, "rb").read()
@@ -114,7 +115,7 @@ def read_journal(path):
         if zlib.crc32(payload) != crc:
             return ops, f"checksum mismatch at byte {at}"
         try:
-            ops.append(json.loads(payload)["op"])
+            ops.append(json.loads(payload.split(b"\0", 1)[0])["op"])
         except (ValueError, KeyError):
             return ops, f"unreadable record at byte {at}"
         at += 8 + length

@@ -515,11 +515,14 @@ def judge(c, failures):
     if c["kept"] < c["required"]:
         problems.append(f"LOST: {c['required']} strokes finished more than {DURABLE_MS} ms before the cut, "
                         f"{j} in the journal{f', {in_capture} in the capture being written' if unthanked else ''}")
-    # Nothing that was never drawn; an accepted signature whose journal was not emptied yet is a
-    # duplicate on screen, not a loss (reported).
+    # Nothing that was never drawn; a signature thanked for must not come back either (its ink
+    # would be signed over by the next customer).
     c["duplicate"] = bool(c["last_accepted"]) and j == c["last_accepted"] and j > c["all"]
     if j > c["all"] and not c["duplicate"]:
         problems.append(f"the journal holds {j} strokes, only {c['all']} were drawn")
+    if c["duplicate"]:
+        # The thank-you comes only once the journal's emptying is on disk.
+        problems.append("a signature thanked for before the cut came back from the journal")
     if r is None:
         problems.append("the next boot's kiosk did not say what it restored")
     elif r != j:

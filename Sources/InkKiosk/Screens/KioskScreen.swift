@@ -8,11 +8,16 @@ import InkRender
 public struct ScreenContext {
     public let pipeline: FramePipeline
     public let forgetSaved: () throws -> Void
+    /// The same, from a chore, returning once that is on disk (false: not within a few
+    /// seconds): a signature handed over must not come back after a power cut either.
+    public let forgetSavedDurably: @Sendable () -> Bool
     public let chores: BackgroundChores
     public let log: (String) -> Void
-    public init(pipeline: FramePipeline, forgetSaved: @escaping () throws -> Void = {}, chores: BackgroundChores = .inline(),
+    public init(pipeline: FramePipeline, forgetSaved: @escaping () throws -> Void = {},
+                forgetSavedDurably: @escaping @Sendable () -> Bool = { true }, chores: BackgroundChores = .inline(),
                 log: @escaping (String) -> Void = { _ in }) {
-        self.pipeline = pipeline; self.forgetSaved = forgetSaved; self.chores = chores; self.log = log
+        self.pipeline = pipeline; self.forgetSaved = forgetSaved; self.forgetSavedDurably = forgetSavedDurably
+        self.chores = chores; self.log = log
     }
 }
 

@@ -124,12 +124,18 @@ public final class SignatureScreen: KioskScreen {
         saving = name
         message = Notice(settings.text.saving)
         let outbox = settings.outbox, samples = strokes.reduce(0) { $0 + $1.samples.count }
-        let retention = settings.retention
-        context.chores.run({ () -> (paths: [String], pruned: String?) in
+        let retention = settings.retention, forgetDurably = context.forgetSavedDurably
+        context.chores.run({ () -> (paths: [String], pruned: String?, forgotten: Bool) in
             let paths = try capture.write(to: outbox)
-            return (paths, retention.pruneNote(outbox, what: "captures"))
+            // The capture is on disk: now its ink leaves the journal, on disk too, before the
+            // thank-you. Else a power cut right after it brings the accepted ink back for the next signer.
+            let forgotten = forgetDurably()
+            return (paths, retention.pruneNote(outbox, what: "captures"), forgotten)
         }) { [weak self] written in
             if case .success(let w) = written, let note = w.pruned { context.log(note) }
+            if case .success(let w) = written, !w.forgotten {
+                context.log("warning: the journal was not emptied within 5 s of accepting \(name); its ink may come back after a power cut")
+            }
             let outcome = written.map(\.paths)
             guard let self else { return }
             saving = nil
