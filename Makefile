@@ -6,7 +6,7 @@ RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release demo test e2e bench clean appliance powercut
+.PHONY: help deps build release demo test e2e bench soak clean appliance powercut
 
 help: ## List the targets
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -42,6 +42,9 @@ e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, to
 
 bench: release ## Release build, then the benchmark (scripts/bench.sh)
 	scripts/bench.sh
+
+soak: release ## A classroom day (20,000 strokes, 60 pages) and a shop day (500 signatures) through the real pipeline, journal and files: memory, journal size, start-up, page turns (about 3 min)
+	scripts/soak.sh
 
 clean: ## Remove .build and out
 	rm -rf .build out

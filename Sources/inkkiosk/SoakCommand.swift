@@ -98,7 +98,7 @@ struct SoakCommand: ParsableCommand {
         let pipeline = try FramePipeline(settings: InteractionSettings(screen: size), devices: [], display: display, options: options)
         let pen = SoakPen(pipeline: pipeline)
         let writer = JournalWriter(journal: try StrokeJournal(path: journalPath))
-        var rng = SoakRandom(seed: 2026)
+        var rng = SplitMix64(seed: 2026)
         var rss: [Double] = [], held: [Double] = []
         var turns: [Double] = []
         var turnAt1000: Double?
@@ -168,7 +168,7 @@ struct SoakCommand: ParsableCommand {
         let writer = JournalWriter(journal: try StrokeJournal(path: journalPath))
         // The outbox keeps the newest 200 here, so that its pruning runs during the day.
         let retention = Retention(keep: 200, maxAgeDays: 30)
-        var rng = SoakRandom(seed: 7)
+        var rng = SplitMix64(seed: 7)
         var rss: [Double] = [], accepts: [Double] = []
         let start = monotonicNow()
         for i in 0..<signatures {
@@ -289,7 +289,7 @@ private final class SoakPen {
     }
 
     /// About 30 samples of a handwriting-sized loop; a frame every third sample, as at 60 Hz.
-    func stroke(_ rng: inout SoakRandom) {
+    func stroke(_ rng: inout SplitMix64) {
         let x = 0.05 + 0.9 * rng.unit(), y = 0.05 + 0.9 * rng.unit()
         func axes(_ k: Int, pressure: Double) -> Axes {
             let a = Double(k) * 0.25
@@ -304,19 +304,4 @@ private final class SoakPen {
         send(.tip(isDown: false, axes: axes(28, pressure: 0)))
         send(.proximity(isIn: false, tool: .pen, serial: 1, axes: axes(28, pressure: 0)))
     }
-}
-
-/// The same day for the same seed (SplitMix64).
-struct SoakRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

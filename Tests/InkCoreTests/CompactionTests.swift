@@ -47,7 +47,7 @@ private func ids(_ d: Document) -> [Int] { d.strokes.map(\.id) }
     /// that has the same ink and answers every undo and redo the same way.
     @Test(arguments: 0..<40)
     func compactedEditsRebuildInkAndHistory(seed: Int) {
-        var rng = SeededRandom(seed: UInt64(seed) + 1)
+        var rng = SplitMix64(seed: UInt64(seed) + 1)
         var d = Document(undoDepth: 6)
         for _ in 0..<30 {
             switch rng.next() % 10 {
@@ -108,18 +108,5 @@ private func ids(_ d: Document) -> [Int] { d.strokes.map(\.id) }
         let c = d.compacted()
         #expect(c.count == 200)
         #expect(c.filter { if case .placed = $0 { true } else { false } }.count == 195)
-    }
-}
-
-/// SplitMix64: the same drawing for the same seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
