@@ -46,10 +46,14 @@ public final class JournalWriter: @unchecked Sendable {
     /// Appended, not yet synced: kept until the sync succeeds, to be written again if it fails.
     private struct Appended {
         var seq: Int
-        var work: Work
-        var count: Int
+        var edits: [NotebookEdit]
+        var deviceNames: [Int: String]
+        /// When the oldest of them was handed over.
         var handedOver: Double
         var end: off_t
+        var count: Int { edits.count }
+        /// To be written again.
+        var work: Work { .edits(edits, deviceNames: deviceNames, handedOver: handedOver) }
     }
 
     private let journal: StrokeJournal
@@ -230,8 +234,7 @@ public final class JournalWriter: @unchecked Sendable {
             oldest = min(oldest, at)
         }
         let end = try journal.append(edits, deviceNames: names, sync: false)
-        return Appended(seq: seq, work: .edits(edits, deviceNames: names, handedOver: oldest), count: edits.count,
-                        handedOver: oldest, end: end)
+        return Appended(seq: seq, edits: edits, deviceNames: names, handedOver: oldest, end: end)
     }
 
     // MARK: compacting

@@ -491,12 +491,17 @@ def run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged):
     return 0
 
 
+# Captures an Accept finished before a cut came, its thank-you not yet shown: accepted all the
+# same (the signer pressed Accept, the files are whole), so later cuts must not count them as strays.
+ACCEPTED_AT_A_CUT = set()
+
+
 def judge(c, failures):
     """The verdict on one cut, once the next boot has said what it restored."""
     problems = []
     j, r = c["journal_strokes"], c["restored"]
     complete = c["captures"]
-    thanked_before = c["thanked_all"]
+    thanked_before = c["thanked_all"] + sorted(ACCEPTED_AT_A_CUT - set(c["thanked_all"]))
     # Thanked signatures are whole in the outbox (the thank-you came only once they were synced).
     missing = [n for n in thanked_before if n not in complete]
     if missing:
@@ -507,6 +512,8 @@ def judge(c, failures):
     unthanked = {n: s for n, s in complete.items() if n not in thanked_before}
     if len(unthanked) > (1 if c["pending"] is not None else 0):
         problems.append(f"captures nobody accepted: {sorted(unthanked)}")
+    elif c["pending"] is not None:
+        ACCEPTED_AT_A_CUT.update(unthanked)
     in_capture = max(unthanked.values(), default=0)
     if c["leftovers"] and c["pending"] is None:
         problems.append(f"files of no capture though no Accept was running: {c['leftovers']}")
