@@ -39,12 +39,19 @@ let package = Package(
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings.
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto", "CLinux"]),
-        // The app: the frame pipeline (interaction -> document -> renderer -> display), the event loop, replay.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "CLinux",
-                                                .product(name: "TOMLKit", package: "TOMLKit"),
-                                                .product(name: "FlyingFox", package: "FlyingFox")]),
+        // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
+        .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
+        // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
+        .target(name: "InkLoop", dependencies: ["CLinux"]),
+        // The local signature API: the HTTP server (the only module that links FlyingFox) and the desk
+        // that hands the host's requests to the kiosk thread.
+        .target(name: "InkAPI", dependencies: ["InkLoop", .product(name: "FlyingFox", package: "FlyingFox")]),
+        // The app: the kiosk's loop, its screens (signature, classroom, draw), config, lockdown, systemd.
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
+                                                "InkLoop", "InkAPI", "CLinux",
+                                                .product(name: "TOMLKit", package: "TOMLKit")]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkKiosk",
+            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -52,6 +59,7 @@ let package = Package(
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
-        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkKiosk"]),
+        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
+                                                         "InkLoop", "InkAPI", "InkKiosk"]),
     ]
 )

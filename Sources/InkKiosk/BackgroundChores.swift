@@ -1,5 +1,6 @@
 import Foundation
 import InkStorage
+import InkLoop
 
 /// Work the kiosk's thread must not wait for (writing a signature's files, rendering and saving
 /// a notebook) runs here, one job after another on a thread of its own; each job's outcome

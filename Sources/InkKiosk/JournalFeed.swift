@@ -1,4 +1,5 @@
 import InkStorage
+import InkPipeline
 
 extension JournalWriter {
     /// Hands the pipeline's finished edits over, and compacts the journal when it has grown

@@ -5,6 +5,9 @@ import InkStorage
 import InkRender
 import InkInput
 import InkDisplay
+import InkPipeline
+import InkLoop
+import InkAPI
 
 public struct KioskOptions: Sendable {
     public var seat = "seat0"

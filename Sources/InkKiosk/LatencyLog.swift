@@ -1,3 +1,4 @@
+import InkPipeline
 /// Per-frame latency: from the oldest event the frame shows (its kernel time) to the flip
 /// request, and from the flip request to the flip's completion (vblank). A kiosk runs for
 /// weeks: only the most recent frames are kept, so memory stays bounded.

@@ -6,6 +6,7 @@ import InkDisplay
 import InkKiosk
 #if canImport(Glibc)
 import Glibc
+import InkPipeline
 #endif
 
 /// `inkkiosk bench`: plays a (long) recording through the real pipeline and reports what a
@@ -84,7 +85,7 @@ struct BenchCommand: ParsableCommand {
 
         let clock = ContinuousClock()
         let start = clock.now
-        let (pipeline, stats) = try replay.run(on: display)
+        let (pipeline, stats) = try replay.run(on: display, screen: ScreenSettings())
         let wall = (clock.now - start).inSeconds
 
         let strokeMs = stats.strokeFrameMs ?? []

@@ -1,6 +1,7 @@
 import ArgumentParser
 import InkCore
 import InkKiosk
+import InkPipeline
 
 extension PixelSize: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }

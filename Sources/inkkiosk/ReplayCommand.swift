@@ -5,6 +5,7 @@ import InkStorage
 import InkRender
 import InkDisplay
 import InkKiosk
+import InkPipeline
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,17 +62,18 @@ struct ReplayCommand: ParsableCommand {
         options.pipeline = ink.pipelineOptions(prediction: !input.noPrediction)
         options.framesDirectory = frames
         options.frameStep = frameStep
+        var screen = ScreenSettings()
         if let config {
-            do { options.screen = try KioskConfig.load(path: config).screen } catch let e as ConfigError {
+            do { screen = try KioskConfig.load(path: config).screen } catch let e as ConfigError {
                 throw CleanExit.message("the configuration has problems:\n\(e)", code: 1)
             }
         }
-        options.screen.mode = kioskMode
-        options.screen.api = nil
-        if config == nil { options.screen.outbox = "/tmp/inkkiosk-replay-outbox"; options.screen.saveDirectory = "/tmp/inkkiosk-replay-saved" }
+        screen.mode = kioskMode
+        screen.api = nil
+        if config == nil { screen.outbox = "/tmp/inkkiosk-replay-outbox"; screen.saveDirectory = "/tmp/inkkiosk-replay-saved" }
 
         let display = try OffscreenDisplay(size: size)
-        let (pipeline, result) = try Replay(recording: recording, settings: ink.settings(screen: size), options: options).run(on: display)
+        let (pipeline, result) = try Replay(recording: recording, settings: ink.settings(screen: size), options: options).run(on: display, screen: screen)
         let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg) }
         var written: [String] = []
         if let png {

@@ -7,6 +7,7 @@ import InkStorage
 import InkKiosk
 #if canImport(Glibc)
 import Glibc
+import InkPipeline
 #endif
 
 /// `inkkiosk soak`: a day of use in a minute. A pen writes through the real pipeline, journal

@@ -4,6 +4,7 @@ import InkCore
 import InkRender
 import InkDisplay
 import InkKiosk
+@testable import InkPipeline
 
 /// The screen size the recordings' tablet (224 × 140 mm) maps onto exactly.
 let screenSize = PixelSize(width: 1280, height: 800)
@@ -39,7 +40,7 @@ func replay(_ name: String, tool: ToolKind = .pen, prediction: Bool = true, labe
     var options = ReplayOptions()
     options.pipeline.prediction = prediction
     let display = try OffscreenDisplay(size: screenSize)
-    let (pipeline, stats) = try Replay(recording: try Fixtures.recording(name), settings: settings, options: options).run(on: display)
+    let (pipeline, stats) = try Replay(recording: try Fixtures.recording(name), settings: settings, options: options).run(on: display, screen: ScreenSettings())
     let dir = try Fixtures.outputDirectory("replay")
     try display.writePNG(to: "\(dir)/\(name)-\(tool.rawValue)\(prediction ? "" : "-noprediction")\(label).png")
     return Replayed(screen: Screen(display.screen), pipeline: pipeline, stats: stats)

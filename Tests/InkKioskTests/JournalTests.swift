@@ -8,6 +8,7 @@ import InkRender
 import InkDisplay
 @testable import InkKiosk
 @testable import InkStorage
+@testable import InkPipeline
 
 /// A replayed session's edits, as the kiosk would have journalled them.
 private func session(_ name: String) throws -> (edits: [NotebookEdit], strokes: [Stroke], screen: Screen) {

@@ -4,6 +4,7 @@ import InkCore
 import InkRender
 import InkDisplay
 import InkKiosk
+@testable import InkPipeline
 
 private let tablet = DeviceInfo(id: 1, kind: .tablet, name: "Pen", widthMM: 224, heightMM: 140, direct: false)
 

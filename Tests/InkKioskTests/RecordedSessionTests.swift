@@ -4,6 +4,7 @@ import InkCore
 import InkRender
 import InkDisplay
 import InkKiosk
+@testable import InkPipeline
 
 @Suite struct RecordedSessions {
     /// Ink along a horizontal line of the tablet, at a few points.
@@ -32,7 +33,7 @@ import InkKiosk
         }
         let display = try OffscreenDisplay(size: screenSize)
         let partial = Recording(devices: full.devices, events: Array(full.events[..<cut]))
-        let (pipeline, _) = try Replay(recording: partial, settings: InteractionSettings(screen: screenSize)).run(on: display)
+        let (pipeline, _) = try Replay(recording: partial, settings: InteractionSettings(screen: screenSize)).run(on: display, screen: ScreenSettings())
         #expect(pipeline.interaction.currentTool == .pen)
         let screen = Screen(display.screen)
         for x in [0.3, 0.5, 0.7] { #expect(screen.inkNear(px(x, 0.75).0, px(x, 0.75).1, radius: 1), "stroke 4 at x \(x)") }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import InkKiosk
+@testable import InkAPI
 
 /// The kiosk's side of the desk in a few lines: a thread asleep in poll() on `wakeFD` that takes
 /// the messages and finishes captures as the signature screen will (cancel and timeout at once,

@@ -2,6 +2,7 @@ import Foundation
 import InkCore
 import InkStorage
 import InkRender
+import InkPipeline
 
 /// Classroom mode: a toolbar a child's finger can use (tools, colours, width, undo, redo,
 /// clear with confirmation, pages, save), over a notebook of pages.

@@ -1,6 +1,7 @@
 import Foundation
 import InkCore
 import InkRender
+import InkPipeline
 
 /// What a screen works with: the drawing, a way to forget what was saved (a signature that
 /// was handed over or abandoned must not come back after a restart), where slow work goes

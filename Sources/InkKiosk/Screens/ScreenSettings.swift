@@ -1,6 +1,7 @@
 import InkCore
 import InkRender
 import InkStorage
+import InkPipeline
 
 /// Which screen the kiosk shows and how (`mode`, `[ui]`, `[signature]`, `[classroom]` in the config).
 public struct ScreenSettings: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import InkAPI
 
 /// The local API's desk is where a hosted signature screen's requests come from: the screen
 /// takes the desk's messages on the kiosk thread, and tells it how each request ended.

@@ -2,6 +2,7 @@ import Foundation
 import InkCore
 import InkStorage
 import InkRender
+import InkPipeline
 
 /// Signature mode: a prompt, a line to sign on, and big Clear / Accept (/ Cancel) buttons.
 /// Accept writes one capture to the outbox. Without a host it loops (sign, accept, next);

@@ -4,6 +4,7 @@ import FlyingSocks
 import Foundation
 import Glibc
 import Synchronization
+import InkLoop
 
 /// The local signature API (`API.md`): an HTTP server on Swift concurrency tasks in front of a
 /// `SignatureDesk`. Start it once, stop it once.

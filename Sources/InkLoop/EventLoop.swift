@@ -3,12 +3,12 @@ import Glibc
 
 /// epoll over file descriptors, with signals delivered as readable events (signalfd).
 /// Waiting blocks in the kernel: an idle kiosk uses no CPU.
-final class EventLoop {
+public final class EventLoop {
     private let epoll: Int32
     private var handlers: [Int32: () -> Void] = [:]
     private var signalFD: Int32 = -1
 
-    init() throws {
+    public init() throws {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw KioskError.errno("epoll_create1") }
     }
@@ -18,7 +18,7 @@ final class EventLoop {
         close(epoll)
     }
 
-    func watch(_ fd: Int32, _ handler: @escaping () -> Void) throws {
+    public func watch(_ fd: Int32, _ handler: @escaping () -> Void) throws {
         var ev = epoll_event()
         ev.events = EPOLLIN.rawValue
         ev.data.fd = fd
@@ -27,7 +27,7 @@ final class EventLoop {
     }
 
     /// Blocks `signals` for normal delivery and reports them through the loop instead.
-    func watch(signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
+    public func watch(signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
         var mask = sigset_t()
         sigemptyset(&mask)
         for s in signals { sigaddset(&mask, s) }
@@ -45,7 +45,7 @@ final class EventLoop {
 
     /// Waits for and runs ready handlers once; `timeout` in ms (-1: forever). Returns how many ran.
     @discardableResult
-    func runOnce(timeout: Int32 = -1) throws -> Int {
+    public func runOnce(timeout: Int32 = -1) throws -> Int {
         var events = [epoll_event](repeating: epoll_event(), count: 8)
         let n = epoll_wait(epoll, &events, Int32(events.count), timeout)
         if n < 0 {
@@ -60,5 +60,5 @@ final class EventLoop {
 public struct KioskError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-    static func errno(_ what: String) -> KioskError { KioskError("\(what): \(String(cString: strerror(Glibc.errno)))") }
+    public static func errno(_ what: String) -> KioskError { KioskError("\(what): \(String(cString: strerror(Glibc.errno)))") }
 }

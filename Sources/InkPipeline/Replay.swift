@@ -10,8 +10,6 @@ public struct ReplayOptions: Sendable {
     public var frameStep = 1
     /// Record the per-frame cost grouped by stroke (the benchmark's flatness figure).
     public var perStrokeCost = false
-    /// Shows a mode's screen around the ink (its buttons work on the recording's taps).
-    public var screen = ScreenSettings()
     public init() {}
 }
 
@@ -19,25 +17,24 @@ public struct ReplayOptions: Sendable {
 public struct Replay {
     public let recording: Recording
     public let settings: InteractionSettings
-    public let options: ReplayOptions
+    public var options: ReplayOptions
 
     public init(recording: Recording, settings: InteractionSettings, options: ReplayOptions = ReplayOptions()) {
         self.recording = recording; self.settings = settings; self.options = options
     }
 
     /// Runs to the end of the recording and returns the pipeline (its display holds the screen).
-    public func run(on display: Display) throws -> (pipeline: FramePipeline, stats: ReplayStats) {
-        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display,
-                                         options: options.screen.pipelineOptions(options.pipeline))
-        let screen = options.screen.makeScreen(metrics: options.screen.metrics(size: display.size, widthMM: 0))
-        let context = ScreenContext(pipeline: pipeline)
+    /// `beforeEachFrame` is where a mode's screen acts on the recording's taps and draws its controls.
+    public func run(on display: Display, beforeEachFrame: (FramePipeline) throws -> Void = { _ in })
+        throws -> (pipeline: FramePipeline, stats: ReplayStats) {
+        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: options.pipeline)
         let clock = FrameClock(start: recording.events.first?.time ?? 0, fps: options.pipeline.fps)
         var reports: [FrameReport] = []
         var strokeCost: [Int: [Double]] = [:]
         var frameIndex = 0
 
         func frame() throws {
-            try screen.update(context)
+            try beforeEachFrame(pipeline)
             let report = try pipeline.renderFrame()
             reports.append(report)
             if options.perStrokeCost, let id = pipeline.document.active.values.map(\.id).max() {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import InkLoop
 
 /// Where the host's signature requests (HTTP, on Swift concurrency tasks) meet the kiosk's
 /// single-threaded loop. The host side asks; the kiosk takes messages when `wakeFD` is readable
