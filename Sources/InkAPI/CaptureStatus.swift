@@ -1,14 +1,16 @@
 import Foundation
 
-/// Where a requested signature stands. Only `waiting` changes; the other three are final.
+/// Where a requested signature stands. Only `waiting` changes; the others are final.
+/// `interrupted`: the kiosk stopped (a crash, a power cut) before the signature was accepted.
 public enum CaptureState: String, Codable, Sendable {
-    case waiting, accepted, cancelled, timedOut = "timed-out"
+    case waiting, accepted, cancelled, timedOut = "timed-out", interrupted
 
     public var isFinal: Bool { self != .waiting }
 }
 
-/// What the kiosk wrote to the outbox for an accepted signature: `png` … `json` are the paths
-/// `SignatureCapture.write(to:)` returns (inside `directory`), `samples` the pen samples kept.
+/// What the kiosk wrote to the outbox for an accepted signature: `directory` is the capture's
+/// own (`OUTBOX/ID`), `png` … `json` the paths `SignatureCapture.write(to:)` returns inside it,
+/// `samples` the pen samples kept.
 public struct CaptureFiles: Codable, Sendable, Equatable {
     public var directory: String
     public var png: String
@@ -35,15 +37,18 @@ public struct CaptureStatus: Codable, Sendable, Equatable {
     public var finished: String?
     /// Why it ended when it was not accepted, e.g. "cancelled on screen", "no signature within 60 s".
     public var reason: String?
+    /// Nil once the files are gone (the host acknowledged them, or the outbox's retention removed them).
     public var files: CaptureFiles?
+    /// When the host acknowledged an accepted capture (`DELETE`), which removed its files.
+    public var acknowledged: String?
 
     public init(id: String, state: CaptureState, prompt: String?, timeout: Double?, created: String,
-                finished: String? = nil, reason: String? = nil, files: CaptureFiles? = nil) {
+                finished: String? = nil, reason: String? = nil, files: CaptureFiles? = nil, acknowledged: String? = nil) {
         self.id = id; self.state = state; self.prompt = prompt; self.timeout = timeout; self.created = created
-        self.finished = finished; self.reason = reason; self.files = files
+        self.finished = finished; self.reason = reason; self.files = files; self.acknowledged = acknowledged
     }
 
-    enum CodingKeys: String, CodingKey { case id, state, prompt, timeout, created, finished, reason, files }
+    enum CodingKeys: String, CodingKey { case id, state, prompt, timeout, created, finished, reason, files, acknowledged }
 
     /// Every key is always present (null when unset): a host's parser sees one shape.
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +61,7 @@ public struct CaptureStatus: Codable, Sendable, Equatable {
         try c.encode(finished, forKey: .finished)
         try c.encode(reason, forKey: .reason)
         try c.encode(files, forKey: .files)
+        try c.encode(acknowledged, forKey: .acknowledged)
     }
 }
 
@@ -90,6 +96,22 @@ public enum CaptureReason {
     public static let cancelledOnScreen = "cancelled on screen"
     public static let cancelledByHost = "cancelled by host"
     public static func noSignature(within seconds: Double) -> String { "no signature within \(formatSeconds(seconds)) s" }
+    public static let interrupted = "the kiosk stopped (crash or power cut) before the signature was accepted: ask again"
+}
+
+/// Where the desk keeps what must outlive the process: the kiosk's outbox. A desk without one
+/// forgets everything at exit and cannot acknowledge captures.
+public protocol CaptureArchive: Sendable {
+    /// Finished captures found at start, oldest first: they answer `GET` after a restart.
+    var restored: [CaptureStatus] { get }
+    /// How many finished captures the desk keeps in memory.
+    var historyLimit: Int { get }
+    /// A new request, on disk before the host learns its id.
+    func started(_ status: CaptureStatus) throws
+    /// A capture reached its final state.
+    func ended(_ status: CaptureStatus)
+    /// The host took an accepted capture: its files go; returns the status without them.
+    func acknowledge(_ status: CaptureStatus, at time: String) throws -> CaptureStatus
 }
 
 /// The limits the desk and the HTTP API check.

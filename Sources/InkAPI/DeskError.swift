@@ -7,13 +7,16 @@ public enum DeskError: Error, Equatable, CustomStringConvertible {
     case finished(CaptureStatus)
     /// The request itself is wrong; the text says which field and why.
     case badRequest(String)
+    /// The kiosk cannot keep its record (the outbox's disk): nothing was started or removed.
+    case unavailable(String)
 
     public var description: String {
         switch self {
         case .busy(let current): "a signature is already waiting: \(current) (cancel it with DELETE /signatures/\(current))"
-        case .unknown(let id): "no signature with id '\(id)' (finished ones are kept for the last \(CaptureLimits.history))"
+        case .unknown(let id): "no signature with id '\(id)' (finished ones are kept as long as the outbox keeps captures: [limits] outbox_keep, outbox_days)"
         case .finished(let status): "signature \(status.id) is already \(status.state.rawValue)"
         case .badRequest(let message): message
+        case .unavailable(let message): message
         }
     }
 }

@@ -11,12 +11,20 @@ public final class SignatureDesk: Sendable {
     private let wake: WakeSignal
     /// Applied when a request gives no timeout; nil: such captures wait until accepted or cancelled.
     public let defaultTimeout: Double?
+    /// Where requests and outcomes outlive the process; nil: in memory only.
+    private let archive: (any CaptureArchive)?
 
-    public init(defaultTimeout: Double?) throws {
+    public init(defaultTimeout: Double?, archive: (any CaptureArchive)? = nil) throws {
         if let defaultTimeout { try Self.check(timeout: defaultTimeout, field: "default timeout") }
         self.defaultTimeout = defaultTimeout
+        self.archive = archive
         wake = try WakeSignal()
-        ledger = Mutex(Ledger())
+        var ledger = Ledger()
+        if let archive {
+            ledger.historyLimit = archive.historyLimit
+            ledger.history = Array(archive.restored.suffix(archive.historyLimit))
+        }
+        self.ledger = Mutex(ledger)
     }
 
     /// Readable when messages are waiting for `takeMessages()` (an eventfd; watch it with epoll).
@@ -30,18 +38,49 @@ public final class SignatureDesk: Sendable {
         if let timeout { try Self.check(timeout: timeout, field: "timeout") }
         let limit = timeout ?? defaultTimeout
         let now = Date()
-        let started: Result<CaptureStatus, DeskError> = ledger.withLock { l in
+        let reserved: Result<CaptureStatus, DeskError> = ledger.withLock { l in
             if let current = l.waiting { return .failure(.busy(current: current.status.id)) }
             var id = CaptureID.make(at: now)
             while l.status(id) != nil { id = CaptureID.make(at: now) }
             let status = CaptureStatus(id: id, state: .waiting, prompt: prompt, timeout: limit, created: Timestamp.string(now))
-            l.waiting = Pending(status: status, deadline: limit.map { deadline(for: id, after: $0) })
-            l.outbox.append(.start(CaptureRequest(id: id, prompt: prompt, timeout: limit)))
+            l.waiting = Pending(status: status)
             return .success(status)
         }
-        let status = try started.get()
+        let status = try reserved.get()
+        // On disk before the host hears of the id (off the lock: the kiosk's thread takes it too).
+        // The kiosk hears of it only afterwards, so no Accept can come before the record.
+        do { try archive?.started(status) } catch {
+            ledger.withLock { l in if l.waiting?.status.id == status.id { l.waiting = nil } }
+            throw .unavailable("cannot record the request, so it was not started: \(error)")
+        }
+        ledger.withLock { l in
+            guard var pending = l.waiting, pending.status.id == status.id else { return }
+            pending.deadline = limit.map { deadline(for: status.id, after: $0) }
+            l.waiting = pending
+            // A cancel that came meanwhile is already queued: the start goes before it.
+            let message = DeskMessage.start(CaptureRequest(id: status.id, prompt: prompt, timeout: limit))
+            l.outbox.insert(message, at: l.outbox.firstIndex { $0.captureID == status.id } ?? l.outbox.endIndex)
+        }
         wake.signal()
         return status
+    }
+
+    /// The host has taken an accepted capture's files: they leave the outbox (biometric data
+    /// must not linger); the capture stays `accepted`, with `acknowledged` set and no files.
+    /// Again for one already acknowledged: the same answer.
+    public func acknowledge(id: String) throws(DeskError) -> CaptureStatus {
+        guard let status = status(id: id) else { throw .unknown(id: id) }
+        guard status.state == .accepted else { throw .finished(status) }
+        if status.acknowledged != nil { return status }
+        guard let archive else { throw .unavailable("this kiosk keeps no outbox record: capture \(id)'s files stay") }
+        let done: CaptureStatus
+        do { done = try archive.acknowledge(status, at: Timestamp.string(Date())) } catch {
+            throw .unavailable("cannot remove capture \(id)'s files: \(error)")
+        }
+        ledger.withLock { l in
+            if let i = l.history.lastIndex(where: { $0.id == id }) { l.history[i] = done }
+        }
+        return done
     }
 
     public func status(id: String) -> CaptureStatus? {
@@ -127,13 +166,14 @@ public final class SignatureDesk: Sendable {
             status.files = files
             l.waiting = nil
             l.history.append(status)
-            if l.history.count > CaptureLimits.history { l.history.removeFirst(l.history.count - CaptureLimits.history) }
+            if l.history.count > l.historyLimit { l.history.removeFirst(l.history.count - l.historyLimit) }
             // Whatever is still queued for it (a cancel or timeout that crossed this) is moot now.
             l.outbox.removeAll { $0.captureID == id }
             return (status, l.takeWaiters(of: id), pending.deadline)
         }
         guard let (status, waiters, deadline) = ended else { return }
         deadline?.cancel()
+        archive?.ended(status)
         for waiter in waiters {
             waiter.timer.cancel()
             waiter.continuation.resume(returning: status)
@@ -206,8 +246,9 @@ public final class SignatureDesk: Sendable {
 private struct Ledger {
     /// The capture the kiosk has not finished yet (at most one).
     var waiting: Pending?
-    /// Finished captures, oldest first, at most `CaptureLimits.history`.
+    /// Finished captures, oldest first, at most `historyLimit`.
     var history: [CaptureStatus] = []
+    var historyLimit = CaptureLimits.history
     var outbox: [DeskMessage] = []
     var waiters: [UInt64: Waiter] = [:]
     var nextToken: UInt64 = 0
@@ -233,6 +274,7 @@ private struct Pending {
         switch state {
         case .cancelled: cancelPosted ? CaptureReason.cancelledByHost : CaptureReason.cancelledOnScreen
         case .timedOut: status.timeout.map(CaptureReason.noSignature(within:))
+        case .interrupted: CaptureReason.interrupted
         case .accepted, .waiting: nil
         }
     }

@@ -81,8 +81,12 @@ struct SignatureRoutes: HTTPHandler {
             throw APIProblem(.notFound, "no such file '\(kind)' (there are png, svg, inkml and json)")
         }
         guard let status = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
-        guard status.state == .accepted, let files = status.files else {
+        guard status.state == .accepted else {
             throw APIProblem(.notFound, "signature \(id) has no files: it is \(status.state.rawValue)")
+        }
+        guard let files = status.files else {
+            let why = status.acknowledged.map { "the host acknowledged it at \($0)" } ?? "the outbox's retention removed them"
+            throw APIProblem(.gone, "signature \(id)'s files were removed: \(why)")
         }
         let path = ["png": files.png, "svg": files.svg, "inkml": files.inkml, "json": files.json][kind] ?? ""
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -99,7 +103,12 @@ struct SignatureRoutes: HTTPHandler {
         return min(seconds, CaptureLimits.longestWait)
     }
 
+    /// DELETE: a waiting capture is cancelled; an accepted one is acknowledged (its files removed).
     private func cancel(_ id: String) async throws(APIProblem) -> HTTPResponse {
+        if desk.status(id: id)?.state == .accepted {
+            do { _ = try desk.acknowledge(id: id) } catch { throw APIProblem(error) }
+            return HTTPResponse(statusCode: .noContent, headers: [.cacheControl: "no-store"])
+        }
         do {
             let asked = try desk.cancel(id: id)
             let now = await desk.wait(id: id, seconds: cancelGrace) ?? asked
@@ -177,6 +186,7 @@ struct APIProblem: Error {
         case .unknown: self.init(.notFound, error.description)
         case .finished(let status): self.init(.conflict, error.description); capture = status
         case .badRequest: self.init(.badRequest, error.description)
+        case .unavailable: self.init(.serviceUnavailable, error.description)
         }
     }
 }

@@ -105,8 +105,23 @@ public final class Kiosk {
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
         screen = options.screen.makeScreen(metrics: metrics)
+        if options.screen.mode == .signature {
+            // A crash or power cut during an Accept leaves a hidden `.ID.partial/`; no host may take it for a capture.
+            do {
+                let removed = try SignatureCapture.sweep(outbox: options.screen.outbox)
+                if !removed.isEmpty {
+                    log("outbox \(options.screen.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
+                }
+            } catch {
+                log("warning: outbox: \(error)")
+            }
+        }
         if let listen = options.screen.api, let signature = screen as? SignatureScreen {
-            let desk = try SignatureDesk(defaultTimeout: options.screen.defaultTimeout)
+            // What the host was told before this start answers again: accepted, interrupted, …
+            let archive = OutboxArchive(outbox: options.screen.outbox, retention: options.screen.outboxRetention)
+            for note in archive.notes { log(note) }
+            log("signature history: \(archive.restored.count) requests restored from \(options.screen.outbox)")
+            let desk = try SignatureDesk(defaultTimeout: options.screen.defaultTimeout, archive: archive)
             let server = SignatureAPIServer(desk: desk, address: try APIAddress.parse(listen))
             try server.startBlocking()
             signature.serve(desk)
@@ -142,17 +157,6 @@ public final class Kiosk {
         } else {
             journalWake = nil
             self.journal = nil
-        }
-        if options.screen.mode == .signature {
-            // A power cut during an Accept leaves half a capture; no host may take it for one.
-            do {
-                let removed = try SignatureCapture.sweep(outbox: options.screen.outbox)
-                if !removed.isEmpty {
-                    log("outbox \(options.screen.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
-                }
-            } catch {
-                log("warning: outbox: \(error)")
-            }
         }
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         if let api { log("signature API on \(api.address)") }

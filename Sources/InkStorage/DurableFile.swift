@@ -58,22 +58,40 @@ public enum DurableFile {
     }
 
     /// Lets `produce` write a hidden temporary file next to `path` (a library that writes by
-    /// file name: cairo, the PNG encoder), then sets its mode, syncs it and renames it into
-    /// place. Returns the bytes written (for checksums). The directory still needs a `sync`.
+    /// file name: cairo, the PNG encoder), then syncs it and renames it into place. The file is
+    /// created with `mode` before `produce` opens it (cairo's `fopen(…, "wb")` truncates it and
+    /// keeps the mode), so it is never readable by others, not even while it is written.
+    /// Returns the bytes written (for checksums). The directory still needs a `sync`.
     @discardableResult
     public static func publish(_ path: String, mode: mode_t = 0o600, _ produce: (String) throws -> Void) throws -> Data {
         let url = URL(fileURLWithPath: path)
         let tmp = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".tmp").path
         do {
-            try produce(tmp)
-            guard chmod(tmp, mode) == 0 else { throw StorageError.errno("cannot set the mode of \(tmp)") }
-            let data = try Data(contentsOf: URL(fileURLWithPath: tmp))
-            try sync(tmp)
+            let data = try produced(tmp, mode: mode, produce)
             guard rename(tmp, path) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(path)") }
             return data
         } catch {
             unlink(tmp)   // a half-written file must not linger (or fill the disk further)
             throw error
         }
+    }
+
+    /// Creates `path` empty with `mode` (it must not exist yet), lets `produce` fill it by name,
+    /// checks that it kept its mode, syncs it; returns its bytes. On failure the file may remain.
+    public static func produced(_ path: String, mode: mode_t = 0o600, _ produce: (String) throws -> Void) throws -> Data {
+        unlink(path)   // a leftover of an earlier attempt: O_EXCL below must create the file itself
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StorageError.errno("cannot create \(path)") }
+        // The umask may have taken bits away; never add any after the file exists.
+        close(fd)
+        try produce(path)
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw StorageError.errno("cannot stat \(path)") }
+        guard info.st_mode & 0o077 & ~mode == 0 else {
+            throw StorageError(description: "\(path) has mode \(String(info.st_mode & 0o777, radix: 8)), more open than \(String(mode, radix: 8))")
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        try sync(path)
+        return data
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 /// How long written files stay in a directory (the outbox, the save directory): at most
 /// `keep` sets of files, none older than `maxAgeDays`. A set is one capture's or one save's
 /// files, by name: `NAME.png`, `NAME.json`, `NAME-page2.png` and `NAME.pdf` go together.
+/// A directory is a set of its own (a signature capture's `NAME/`, its files inside).
 /// 0 means no limit. Pruning removes the oldest sets first, never hidden (temporary) files.
 public struct Retention: Sendable, Equatable {
     public var keep: Int
@@ -46,23 +47,32 @@ public struct Retention: Sendable, Equatable {
         guard keep > 0 || maxAgeDays > 0 else { return [] }
         let fm = FileManager.default
         let files = try fm.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
-        var sets: [String: Date] = [:], members: [String: [String]] = [:]
+        var sets: [String: Date] = [:], members: [String: [String]] = [:], directories: Set<String> = []
         for file in files {
             guard let attributes = try? fm.attributesOfItem(atPath: "\(directory)/\(file)"),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
                   let time = attributes[.modificationDate] as? Date else { continue }
-            let set = Self.setName(file)
-            sets[set] = max(sets[set] ?? .distantPast, time)
-            members[set, default: []].append(file)
+            switch attributes[.type] as? FileAttributeType {
+            case .typeRegular:
+                let set = Self.setName(file)
+                sets[set] = max(sets[set] ?? .distantPast, time)
+                members[set, default: []].append(file)
+            case .typeDirectory:
+                sets[file] = max(sets[file] ?? .distantPast, time)
+                directories.insert(file)
+            default:
+                continue
+            }
         }
         let expired = expired(sets, now: now)
         for set in expired {
             // The JSON (a capture's "complete" mark) goes first: a half-removed capture is never taken for whole.
-            for file in (members[set] ?? []).sorted(by: { a, _ in a.hasSuffix(".json") }) {
+            let files = members[set] ?? []
+            for file in files.filter({ $0.hasSuffix(".json") }) + files.filter({ !$0.hasSuffix(".json") }) {
                 guard unlink("\(directory)/\(file)") == 0 || errno == ENOENT else {
                     throw StorageError.errno("cannot remove \(directory)/\(file)")
                 }
             }
+            if directories.contains(set) { try SignatureCapture.removeTree("\(directory)/\(set)", first: "\(set).json") }
         }
         if !expired.isEmpty { try DurableFile.sync(directory) }
         return expired

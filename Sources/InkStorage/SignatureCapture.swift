@@ -4,11 +4,12 @@ import Glibc
 import InkCore
 import InkRender
 
-/// One accepted signature, written to an outbox directory for the host system:
-/// `NAME.png` (transparent, cropped to the ink with a margin), `NAME.svg`, `NAME.inkml` (every
-/// sample, for verifying the dynamics) and, last, `NAME.json` (metadata with the SHA-256 of
-/// the other three). Each file is written to a temporary name, synced, renamed, with mode 0600,
-/// then the directory is synced: a host that sees `NAME.json` finds the whole capture.
+/// One accepted signature, written to an outbox directory for the host system as a directory
+/// of its own, `NAME/`, holding `NAME.png` (transparent, cropped to the ink with a margin),
+/// `NAME.svg`, `NAME.inkml` (every sample, for verifying the dynamics) and `NAME.json`
+/// (metadata with the SHA-256 of the other three). The four are written into a hidden
+/// `.NAME.partial/` (mode 0700, each file created 0600), synced, and the directory is renamed
+/// to `NAME/`: a host sees all four files or none, and a crash leaves only the hidden directory.
 public struct SignatureCapture: Sendable {
     public struct Metadata: Codable, Sendable, Equatable {
         public var captureId: String
@@ -40,10 +41,17 @@ public struct SignatureCapture: Sendable {
         self.device = device; self.started = started; self.ended = ended
     }
 
-    /// Writes the capture into `outbox`; returns the four paths. An empty signature is refused.
+    /// Writes the capture into `outbox/NAME/`; returns the four paths. An empty signature is refused.
     @discardableResult
     public func write(to outbox: String) throws -> [String] {
-        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), !name.isEmpty else {
+        try write(to: outbox, stoppingAt: nil)
+    }
+
+    /// Where the tests stop a `write` as a crash would: nothing after it runs, nothing is tidied.
+    enum Step: Equatable { case written(files: Int), renamed }
+
+    func write(to outbox: String, stoppingAt stop: Step?) throws -> [String] {
+        guard Self.isCaptureName(name) else {
             throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'")
         }
         let page = Exporter(size: screen, background: .transparent)
@@ -51,39 +59,65 @@ public struct SignatureCapture: Sendable {
             throw StorageError(description: "an empty signature is not accepted")
         }
         try DurableFile.prepareDirectory(outbox)
-        let exporter = page.cropped(to: crop)
-        let base = "\(outbox)/\(name)"
-        var hashes: [String: String] = [:]
-        var paths: [String] = []
-
-        func publish(_ ext: String, _ produce: (String) throws -> Void) throws {
-            let final = "\(base).\(ext)"
-            hashes["\(name).\(ext)"] = Self.sha256(try DurableFile.publish(final, produce))
-            paths.append(final)
+        let final = Self.directory(of: name, in: outbox)
+        guard access(final, F_OK) != 0 else { throw StorageError(description: "\(final) exists already: capture \(name) was written before") }
+        let partial = "\(outbox)/.\(name)\(Self.partialSuffix)"
+        try Self.removeTree(partial)   // an earlier attempt that failed half way
+        guard mkdir(partial, 0o700) == 0 else { throw StorageError.errno("cannot create \(partial)") }
+        do {
+            let exporter = page.cropped(to: crop)
+            var hashes: [String: String] = [:]
+            func produce(_ ext: String, _ body: (String) throws -> Void) throws {
+                hashes["\(name).\(ext)"] = Self.sha256(try DurableFile.produced("\(partial)/\(name).\(ext)", body))
+                if stop == .written(files: hashes.count) { throw Stopped() }
+            }
+            try produce("png") { try exporter.png(strokes, to: $0) }
+            try produce("svg") { try exporter.svg(strokes, to: $0) }
+            try produce("inkml") { try DurableFile.create($0, Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)) }
+            let meta = Metadata(captureId: name, started: Self.timestamp(started), ended: Self.timestamp(ended), device: device,
+                                screen: .init(width: screen.width, height: screen.height, dpi: dpi), strokes: strokes.count,
+                                samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try produce("json") { try DurableFile.create($0, try encoder.encode(meta)) }
+            try DurableFile.sync(partial)   // the four names inside, before the directory can be seen
+            guard rename(partial, final) == 0 else { throw StorageError.errno("cannot rename \(partial) to \(final)") }
+            if stop == .renamed { throw Stopped() }
+        } catch let stopped as Stopped {
+            throw stopped
+        } catch {
+            try? Self.removeTree(partial)   // a half-written capture must not linger (or fill the disk further)
+            throw error
         }
-
-        try publish("png") { try exporter.png(strokes, to: $0) }
-        try publish("svg") { try exporter.svg(strokes, to: $0) }
-        try publish("inkml") { try DurableFile.create($0, Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)) }
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let meta = Metadata(captureId: name, started: iso.string(from: started), ended: iso.string(from: ended), device: device,
-                            screen: .init(width: screen.width, height: screen.height, dpi: dpi), strokes: strokes.count,
-                            samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try publish("json") { try DurableFile.create($0, try encoder.encode(meta)) }
-        try DurableFile.sync(outbox)   // the renames themselves survive a power cut
-        return paths
+        try DurableFile.sync(outbox)   // the rename itself survives a power cut
+        return Self.extensions.map { "\(final)/\(name).\($0)" }
     }
 
-    /// The files of one capture, in the order `write` publishes them (the JSON last).
-    static let extensions = ["png", "svg", "inkml", "json"]
+    struct Stopped: Error {}
+
+    /// The files of one capture, in the order `write` produces them (the JSON last).
+    public static let extensions = ["png", "svg", "inkml", "json"]
+    /// What a capture's directory is called while it is written: `.NAME.partial`.
+    static let partialSuffix = ".partial"
+
+    /// Where capture `name`'s files are once it is complete.
+    public static func directory(of name: String, in outbox: String) -> String { "\(outbox)/\(name)" }
+
+    /// Letters, digits, '-' or '_': safe as a file name, never leaves the outbox.
+    public static func isCaptureName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return iso.string(from: date)
+    }
 
     /// Removes what a crash or power cut in the middle of `write` left in `outbox`: hidden
-    /// temporary files, and the files of a capture whose JSON never landed (`write` renames the
-    /// JSON into place last, so a capture without it is half written; the ink is still in the
-    /// journal and a new Accept writes it whole, under a new name). Returns what it removed.
+    /// `.NAME.partial/` directories (the ink is still in the journal: the signer sees it again
+    /// and a new Accept writes it whole), and what the earlier flat layout could leave (hidden
+    /// temporary files, a capture's files without its JSON). Returns what it removed.
     /// Only for start-up: a `write` running meanwhile would lose its files.
     @discardableResult
     public static func sweep(outbox: String) throws -> [String] {
@@ -91,16 +125,75 @@ public struct SignatureCapture: Sendable {
         let present = Set(names)
         var removed: [String] = []
         for name in names.sorted() {
+            let path = "\(outbox)/\(name)"
+            if name.hasPrefix(".") && name.hasSuffix(partialSuffix) {
+                try removeTree(path)
+                removed.append(name + "/")
+                continue
+            }
             let url = URL(fileURLWithPath: name)
             let ext = url.pathExtension, base = url.deletingPathExtension().lastPathComponent
             let temporary = name.hasPrefix(".") && name.hasSuffix(".tmp")
             let orphan = !name.hasPrefix(".") && extensions.dropLast().contains(ext) && !present.contains("\(base).json")
             guard temporary || orphan else { continue }
-            guard unlink("\(outbox)/\(name)") == 0 else { throw StorageError.errno("cannot remove \(outbox)/\(name)") }
+            guard unlink(path) == 0 else { throw StorageError.errno("cannot remove \(path)") }
             removed.append(name)
         }
         if !removed.isEmpty { try DurableFile.sync(outbox) }
         return removed
+    }
+
+    /// A complete capture found in the outbox.
+    public struct Stored: Sendable, Equatable {
+        public var name: String
+        public var metadata: Metadata
+        /// The paths of its four files, in `extensions` order.
+        public var paths: [String]
+    }
+
+    /// The complete captures in `outbox` (directories named as captures, with a readable JSON),
+    /// by name. A directory whose JSON cannot be read is left out and named in `problems`.
+    public static func stored(outbox: String) -> (captures: [String: Stored], problems: [String]) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []
+        var found: [String: Stored] = [:], problems: [String] = []
+        for name in names where isCaptureName(name) {
+            let dir = directory(of: name, in: outbox)
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else { continue }
+            let json = "\(dir)/\(name).json"
+            do {
+                let meta = try JSONDecoder().decode(Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+                found[name] = Stored(name: name, metadata: meta, paths: extensions.map { "\(dir)/\(name).\($0)" })
+            } catch {
+                problems.append("\(json): \(error)")
+            }
+        }
+        return (found, problems)
+    }
+
+    /// Removes capture `name`'s files and directory from `outbox` (the host has taken them:
+    /// biometric data must not linger). The JSON goes first, so that what a crash leaves is
+    /// never taken for a whole capture. Returns false when there was nothing to remove.
+    @discardableResult
+    public static func remove(_ name: String, outbox: String) throws -> Bool {
+        guard isCaptureName(name) else { throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'") }
+        let dir = directory(of: name, in: outbox)
+        guard access(dir, F_OK) == 0 else { return false }
+        try removeTree(dir, first: "\(name).json")
+        try DurableFile.sync(outbox)
+        return true
+    }
+
+    /// Removes a directory of plain files (`first` before the others), then the directory.
+    static func removeTree(_ dir: String, first: String? = nil) throws {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+            guard unlink(dir) == 0 || errno == ENOENT else { throw StorageError.errno("cannot remove \(dir)") }
+            return
+        }
+        for file in files.filter({ $0 == first }) + files.filter({ $0 != first }) {
+            guard unlink("\(dir)/\(file)") == 0 || errno == ENOENT else { throw StorageError.errno("cannot remove \(dir)/\(file)") }
+        }
+        guard rmdir(dir) == 0 || errno == ENOENT else { throw StorageError.errno("cannot remove \(dir)") }
     }
 
     static func sha256(_ data: Data) -> String {

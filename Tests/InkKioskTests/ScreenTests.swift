@@ -135,16 +135,19 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         // A finger presses Accept although a pen was used (pencil mode): fingers still work buttons.
         try booth.tap(.accept)
         try booth.png("signature-accepted")
-        let files = try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
+        let captures = try FileManager.default.contentsOfDirectory(atPath: outbox)
+        #expect(captures.count == 1, "one directory per capture: \(captures)")
+        let capture = "\(outbox)/\(try #require(captures.first))"
+        let files = try FileManager.default.contentsOfDirectory(atPath: capture).sorted()
         #expect(files.count == 4, "\(files)")
         #expect(Set(files.map { ($0 as NSString).pathExtension }) == ["png", "svg", "inkml", "json"])
         // The screen is blank for the next signer, and says thank you.
         #expect(booth.shown.inkCount(x0: 250, y0: 330, x1: 700, y1: 460) == 0)
         #expect(booth.shown.darkness(560, 24) > 0.3, "thank-you banner")
-        let png = try ImageSurface.readPNG("\(outbox)/\(try #require(files.first { $0.hasSuffix(".png") }))")
+        let png = try ImageSurface.readPNG("\(capture)/\(try #require(files.first { $0.hasSuffix(".png") }))")
         #expect(png.size.width > 300 && png.size.width < 400, "cropped to the ink: \(png.size)")
         let json = try JSONDecoder().decode(SignatureCapture.Metadata.self,
-                                            from: Data(contentsOf: URL(fileURLWithPath: "\(outbox)/\(try #require(files.first { $0.hasSuffix(".json") }))")))
+                                            from: Data(contentsOf: URL(fileURLWithPath: "\(capture)/\(try #require(files.first { $0.hasSuffix(".json") }))")))
         #expect(json.device == "Test Pen")
         #expect(json.samples >= 40)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import InkStorage
 @testable import InkKiosk
 @testable import InkAPI
 
@@ -9,14 +10,16 @@ import Testing
 /// accept when the test says the signer pressed Accept).
 private final class StandInKiosk: @unchecked Sendable {
     let desk: SignatureDesk
+    let outbox: String
     private let lock = NSLock()
     private var messages: [DeskMessage] = []
     private var acceptRequested: String?
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(desk: SignatureDesk) {
+    init(desk: SignatureDesk, outbox: String = StandInKiosk.outbox) {
         self.desk = desk
+        self.outbox = outbox
         let thread = Thread { [self] in loop() }
         thread.name = "stand-in kiosk"
         thread.start()
@@ -34,14 +37,19 @@ private final class StandInKiosk: @unchecked Sendable {
 
     static let outbox = NSTemporaryDirectory() + "inkkiosk-api-outbox"
 
-    /// The capture's files, written as the kiosk would (contents that say which they are).
-    static func files(_ id: String) -> CaptureFiles {
-        try? FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)
-        for ext in ["png", "svg", "inkml", "json"] {
-            _ = FileManager.default.createFile(atPath: "\(outbox)/\(id).\(ext)", contents: Data("\(ext) of \(id)\n".utf8))
+    static let strokes = try! replay("pressure").pipeline.document.strokes
+
+    /// The capture's files, written as the kiosk writes them (once: later calls find them).
+    static func files(_ id: String, in outbox: String = outbox) -> CaptureFiles {
+        if SignatureCapture.stored(outbox: outbox).captures[id] == nil {
+            let capture = SignatureCapture(name: id, strokes: strokes, screen: screenSize, dpi: 96, device: "Test Pen",
+                                           started: Date(timeIntervalSinceNow: -3), ended: Date())
+            _ = try? capture.write(to: outbox)
         }
-        return CaptureFiles(directory: outbox, png: "\(outbox)/\(id).png", svg: "\(outbox)/\(id).svg", inkml: "\(outbox)/\(id).inkml",
-                            json: "\(outbox)/\(id).json", samples: 412)
+        guard let stored = SignatureCapture.stored(outbox: outbox).captures[id] else {
+            return CaptureFiles(directory: "", png: "", svg: "", inkml: "", json: "", samples: -1)
+        }
+        return OutboxArchive.files(stored)
     }
 
     private func loop() {
@@ -60,7 +68,7 @@ private final class StandInKiosk: @unchecked Sendable {
                 }
             }
             if let id = lock.withLock({ () -> String? in defer { acceptRequested = nil }; return acceptRequested }) {
-                desk.finish(id: id, state: .accepted, reason: nil, files: Self.files(id))
+                desk.finish(id: id, state: .accepted, reason: nil, files: Self.files(id, in: outbox))
             }
         }
         stopped.signal()
@@ -118,13 +126,22 @@ private func onAThread(_ work: @escaping @Sendable () throws -> Void) async thro
     }
 }
 
-/// A desk, the server in front of it and the stand-in kiosk behind it, for the length of `body`.
+/// A fresh outbox for one test.
+private func temporaryOutbox() throws -> String {
+    try Fixtures.outputDirectory("api-outbox-\(UUID().uuidString.prefix(8))")
+}
+
+/// A desk that keeps its record in `outbox` (as the kiosk's does), the server in front of it and
+/// the stand-in kiosk behind it, for the length of `body`.
 private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), defaultTimeout: Double? = 90,
-                     _ body: (Endpoint, StandInKiosk) async throws -> Void) async throws {
-    let desk = try SignatureDesk(defaultTimeout: defaultTimeout)
+                     outbox: String? = nil, _ body: (Endpoint, StandInKiosk) async throws -> Void) async throws {
+    let outbox = try outbox ?? temporaryOutbox()
+    _ = try SignatureCapture.sweep(outbox: outbox)
+    let archive = OutboxArchive(outbox: outbox, retention: Retention(keep: 1000, maxAgeDays: 30))
+    let desk = try SignatureDesk(defaultTimeout: defaultTimeout, archive: archive)
     let server = SignatureAPIServer(desk: desk, address: address)
     try await server.start()
-    let kiosk = StandInKiosk(desk: desk)
+    let kiosk = StandInKiosk(desk: desk, outbox: outbox)
     let listening = try #require(await server.listeningAddress())
     do {
         try await body(Endpoint(listening), kiosk)
@@ -164,7 +181,8 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let done = try await polled
             #expect(done.code == 200)
             let accepted = try done.status()
-            #expect(accepted.state == .accepted && accepted.files == StandInKiosk.files(capture.id), "\(done.body)")
+            let files = StandInKiosk.files(capture.id, in: kiosk.outbox)
+            #expect(accepted.state == .accepted && accepted.files == files && files.directory == "\(kiosk.outbox)/\(capture.id)", "\(done.body)")
             #expect(accepted.finished != nil && accepted.reason == nil && accepted.created == capture.created)
 
             #expect(try await curl("GET", "/signatures/\(capture.id)", at: api).status() == accepted)
@@ -173,16 +191,84 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             #expect(kiosk.received == [.start(CaptureRequest(id: capture.id, prompt: "Total 42.00 EUR: please sign", timeout: 60))])
 
             // The files come through the API too (the host need not read the kiosk's 0600 files).
-            for ext in ["png", "svg", "inkml", "json"] {
+            let png = try await curl("GET", "/signatures/\(capture.id)/png", at: api)
+            #expect(png.code == 200 && !png.body.isEmpty)
+            for (ext, path) in [("svg", files.svg), ("inkml", files.inkml), ("json", files.json)] {
                 let file = try await curl("GET", "/signatures/\(capture.id)/\(ext)", at: api)
-                #expect(file.code == 200 && file.body == "\(ext) of \(capture.id)\n", "\(ext): \(file.body)")
+                #expect(try file.code == 200 && file.body == (String(contentsOfFile: path, encoding: .utf8)), "\(ext): \(file.body)")
             }
             let pdf = try await curl("GET", "/signatures/\(capture.id)/pdf", at: api)
             #expect(pdf.code == 404 && pdf.body.contains("png, svg, inkml and json"), "\(pdf.body)")
 
-            let late = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
-            #expect(late.code == 409 && late.body.contains("already accepted"), "\(late.body)")
-            #expect(try late.error().capture == accepted)
+        }
+    }
+
+    /// The host acknowledges what it took: the files leave the outbox, the outcome stays.
+    @Test func deleteOfAnAcceptedCaptureRemovesItsFilesAndKeepsTheOutcome() async throws {
+        let outbox = try temporaryOutbox()
+        var acknowledged: CaptureStatus?
+        try await withAPI(outbox: outbox) { api, kiosk in
+            let capture = try await curl("POST", "/signatures", at: api).status()
+            kiosk.accept(capture.id)
+            let accepted = try await curl("GET", "/signatures/\(capture.id)?wait=30", at: api).status()
+            #expect(accepted.state == .accepted && accepted.acknowledged == nil)
+            #expect(FileManager.default.fileExists(atPath: "\(outbox)/\(capture.id)/\(capture.id).png"))
+
+            let ack = try await curl("DELETE", "/signatures/\(capture.id)", at: api)
+            #expect(ack.code == 204 && ack.body.isEmpty, "\(ack.body)")
+            #expect(!FileManager.default.fileExists(atPath: "\(outbox)/\(capture.id)"), "the biometric data is gone")
+            let after = try await curl("GET", "/signatures/\(capture.id)", at: api)
+            let status = try after.status()
+            #expect(after.code == 200 && status.state == .accepted && status.files == nil && status.acknowledged != nil, "\(after.body)")
+            #expect(try after.object()["acknowledged"] is String && after.object()["files"] is NSNull)
+            let gone = try await curl("GET", "/signatures/\(capture.id)/png", at: api)
+            #expect(gone.code == 410 && gone.body.contains("acknowledged"), "\(gone.body)")
+            #expect(try await curl("DELETE", "/signatures/\(capture.id)", at: api).code == 204, "again: the same answer")
+            acknowledged = status
+
+            // A capture that ended otherwise has nothing to acknowledge.
+            let other = try await curl("POST", "/signatures", at: api).status()
+            _ = try await curl("DELETE", "/signatures/\(other.id)", at: api)
+            let late = try await curl("DELETE", "/signatures/\(other.id)", at: api)
+            #expect(late.code == 409 && late.body.contains("already cancelled"), "\(late.body)")
+        }
+        // After a restart the outcome is the same, and the files stay gone.
+        try await withAPI(outbox: outbox) { api, _ in
+            let id = try #require(acknowledged?.id)
+            #expect(try await curl("GET", "/signatures/\(id)", at: api).status() == acknowledged)
+        }
+    }
+
+    /// A new desk and server on the same outbox (the kiosk restarted) answer what the old one did;
+    /// a request that never ended answers `interrupted`, not 404.
+    @Test func aRestartKeepsTheOutcomes() async throws {
+        let outbox = try temporaryOutbox()
+        var before: [CaptureStatus] = []
+        var pending = ""
+        try await withAPI(outbox: outbox) { api, kiosk in
+            let signed = try await curl("POST", "/signatures", #"{"prompt": "Parcel 7", "timeout": 60}"#, at: api).status()
+            kiosk.accept(signed.id)
+            before.append(try await curl("GET", "/signatures/\(signed.id)?wait=30", at: api).status())
+            let walkedAway = try await curl("POST", "/signatures", at: api).status()
+            before.append(try await curl("DELETE", "/signatures/\(walkedAway.id)", at: api).status())
+            // The kiosk dies while this one waits (and its Accept, say, was half written).
+            pending = try await curl("POST", "/signatures", #"{"prompt": "Sign"}"#, at: api).status().id
+            try FileManager.default.createDirectory(atPath: "\(outbox)/.\(pending).partial", withIntermediateDirectories: false)
+        }
+        #expect(before.map(\.state) == [.accepted, .cancelled])
+        try await withAPI(outbox: outbox) { api, _ in
+            for status in before {
+                let reply = try await curl("GET", "/signatures/\(status.id)", at: api)
+                #expect(try reply.code == 200 && reply.status() == status, "\(reply.body)")
+            }
+            let lost = try await curl("GET", "/signatures/\(pending)", at: api)
+            let status = try lost.status()
+            #expect(lost.code == 200 && status.state == .interrupted && status.prompt == "Sign" && status.files == nil, "\(lost.body)")
+            #expect(status.reason?.contains("ask again") == true)
+            #expect(!FileManager.default.fileExists(atPath: "\(outbox)/.\(pending).partial"))
+            let file = try await curl("GET", "/signatures/\(before[0].id)/json", at: api)
+            #expect(file.code == 200 && file.body.contains(before[0].id))
+            #expect(try await curl("GET", "/signatures/latest", at: api).status().id == pending)
         }
     }
 
@@ -264,7 +350,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let capture = try await curl("POST", "/signatures", #"{"prompt": "Sign for parcel 7"}"#, at: api).status()
             kiosk.accept(capture.id)
             let done = try await curl("GET", "/signatures/\(capture.id)?wait=30", at: api).status()
-            #expect(done.state == .accepted && done.files?.png == "\(StandInKiosk.outbox)/\(capture.id).png")
+            #expect(done.state == .accepted && done.files?.png == "\(kiosk.outbox)/\(capture.id)/\(capture.id).png")
         }
         #expect(!FileManager.default.fileExists(atPath: path), "stop removes the socket")
 

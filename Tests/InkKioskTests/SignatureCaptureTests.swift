@@ -2,11 +2,19 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import Glibc
 import Testing
 import InkCore
-import InkStorage
+@testable import InkStorage
 import InkRender
+import InkAPI
 @testable import InkKiosk
+
+/// The permission bits of `path` (lstat: a symlink is not followed).
+func mode(_ path: String) -> Int {
+    var info = stat()
+    return lstat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
+}
 
 /// Counts InkML traces and their points, independently of our writer.
 private final class InkMLCounter: NSObject, XMLParserDelegate {
@@ -37,13 +45,15 @@ private final class InkMLCounter: NSObject, XMLParserDelegate {
         let strokes = r.pipeline.document.strokes
         let outbox = try Fixtures.outputDirectory("outbox-\(UUID().uuidString.prefix(8))")
         let paths = try capture("sig-0001", strokes: strokes).write(to: outbox)
-        #expect(paths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["sig-0001.png", "sig-0001.svg", "sig-0001.inkml", "sig-0001.json"])
+        #expect(paths == ["png", "svg", "inkml", "json"].map { "\(outbox)/sig-0001/sig-0001.\($0)" })
         for path in paths {
-            let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
-            #expect(mode == 0o600, "\(path) has mode \(String(mode, radix: 8))")
+            #expect(mode(path) == 0o600, "\(path) has mode \(String(mode(path), radix: 8))")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted() == paths.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted(),
-                "no temporary files left behind")
+        #expect(mode("\(outbox)/sig-0001") == 0o700)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox) == ["sig-0001"], "no temporary files left behind")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(outbox)/sig-0001").sorted()
+                == paths.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted())
+        #expect(throws: StorageError.self, "a capture is written once") { try capture("sig-0001", strokes: strokes).write(to: outbox) }
 
         // The metadata's checksums are those an independent tool computes.
         let meta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: paths[3])))
@@ -87,18 +97,86 @@ private final class InkMLCounter: NSObject, XMLParserDelegate {
     @Test func theSweepRemovesWhatAPowerCutLeftOfACaptureAndNothingElse() throws {
         let r = try replay("pressure")
         let outbox = try Fixtures.outputDirectory("outbox-sweep-\(UUID().uuidString.prefix(8))")
-        let whole = try capture("sig-whole", strokes: r.pipeline.document.strokes).write(to: outbox)
-        // What a cut during a second capture can leave: two files renamed into place, one still
-        // under its temporary name, no JSON. And a file that is no capture's.
+        try capture("sig-whole", strokes: r.pipeline.document.strokes).write(to: outbox)
+        // A cut during a second capture leaves its hidden directory; the flat layout of earlier
+        // versions could leave files without their JSON, or a temporary file. And a file that is no capture's.
+        try FileManager.default.createDirectory(atPath: "\(outbox)/.sig-cut.partial", withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: "\(outbox)/.sig-cut.partial/sig-cut.png"))
         for name in ["sig-half.png", "sig-half.svg", ".sig-half.inkml.tmp", "README.txt"] {
             try Data("x".utf8).write(to: URL(fileURLWithPath: "\(outbox)/\(name)"))
         }
         let removed = try SignatureCapture.sweep(outbox: outbox)
-        #expect(removed == [".sig-half.inkml.tmp", "sig-half.png", "sig-half.svg"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
-                == (whole.map { URL(fileURLWithPath: $0).lastPathComponent } + ["README.txt"]).sorted())
+        #expect(removed == [".sig-cut.partial/", ".sig-half.inkml.tmp", "sig-half.png", "sig-half.svg"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted() == ["README.txt", "sig-whole"])
+        #expect(SignatureCapture.stored(outbox: outbox).captures.keys.sorted() == ["sig-whole"])
         #expect(try SignatureCapture.sweep(outbox: outbox).isEmpty)
         #expect(try SignatureCapture.sweep(outbox: "\(outbox)/missing").isEmpty)
+    }
+
+    /// Every file and directory under `dir` (itself included) with its mode.
+    func modes(under dir: String) throws -> [String: Int] {
+        var out = [dir: mode(dir)]
+        for name in try FileManager.default.subpathsOfDirectory(atPath: dir) { out["\(dir)/\(name)"] = mode("\(dir)/\(name)") }
+        return out
+    }
+
+    /// A crash at each step of the write: what a host polling the outbox sees, what the next
+    /// start makes of it, and that nothing was ever readable by others.
+    @Test(arguments: [SignatureCapture.Step.written(files: 1), .written(files: 2), .written(files: 3), .written(files: 4), .renamed])
+    func aCrashAtAnyStepLeavesAllOrNothing(_ step: SignatureCapture.Step) throws {
+        let strokes = try replay("pressure").pipeline.document.strokes
+        let outbox = try Fixtures.outputDirectory("outbox-crash-\(UUID().uuidString.prefix(8))")
+        let id = "20260314T101502Z-3fa91c"
+        // The host was given the id before the signer pressed Accept.
+        try RequestLog(outbox: outbox).append(.init(id: id, event: .started, at: "2026-03-14T10:15:02.000Z", prompt: "Sign", timeout: 60),
+                                              durable: true)
+        #expect(throws: SignatureCapture.Stopped.self) { try capture(id, strokes: strokes).write(to: outbox, stoppingAt: step) }
+
+        let visible = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { !$0.hasPrefix(".") }
+        let left = try modes(under: outbox).filter { $0.key != outbox && !$0.key.hasSuffix("/.requests") }
+        #expect(!left.isEmpty)
+        for (path, m) in left {
+            var isDir: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDir))
+            #expect(m == (isDir.boolValue ? 0o700 : 0o600), "\(step): \(path) has mode \(String(m, radix: 8))")
+        }
+        #expect(mode("\(outbox)/.requests") == 0o600)
+
+        let removed = try SignatureCapture.sweep(outbox: outbox)
+        let archive = OutboxArchive(outbox: outbox, retention: Retention(keep: 10, maxAgeDays: 0))
+        let status = try #require(archive.restored.first { $0.id == id })
+        if step == .renamed {
+            #expect(visible == [id], "the whole capture is visible once renamed")
+            #expect(removed.isEmpty)
+            #expect(status.state == .accepted && status.prompt == "Sign" && status.timeout == 60, "\(status)")
+            #expect(status.files?.json == "\(outbox)/\(id)/\(id).json" && status.files?.samples == strokes.reduce(0) { $0 + $1.samples.count })
+        } else {
+            #expect(visible.isEmpty, "\(step): a host polling the outbox sees nothing of a half capture")
+            #expect(removed == [".\(id).partial/"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outbox) == [".requests"])
+            #expect(status.state == .interrupted && status.files == nil && status.reason == CaptureReason.interrupted, "\(status)")
+            // The outcome is written down: the next start says the same, and the same time.
+            let again = OutboxArchive(outbox: outbox, retention: Retention(keep: 10, maxAgeDays: 0))
+            #expect(again.restored == archive.restored)
+        }
+    }
+
+    @Test func retentionRemovesWholeCaptureDirectoriesAndTheirRecord() throws {
+        let strokes = try replay("pressure").pipeline.document.strokes
+        let outbox = try Fixtures.outputDirectory("outbox-retention-\(UUID().uuidString.prefix(8))")
+        let log = RequestLog(outbox: outbox)
+        for (i, id) in ["c1", "c2", "c3"].enumerated() {
+            try log.append(.init(id: id, event: .started, at: "2026-03-14T10:15:0\(i).000Z"), durable: true)
+            try capture(id, strokes: strokes).write(to: outbox)
+            // Modification times one minute apart, oldest first.
+            let time = Date(timeIntervalSinceNow: Double(i - 3) * 60)
+            try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: "\(outbox)/\(id)")
+        }
+        let archive = OutboxArchive(outbox: outbox, retention: Retention(keep: 2, maxAgeDays: 0))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted() == [".requests", "c2", "c3"])
+        #expect(archive.restored.map(\.id) == ["c2", "c3"] && archive.restored.allSatisfy { $0.state == .accepted })
+        #expect(log.read().entries.map(\.id) == ["c2", "c3"], "the record keeps what the outbox keeps")
+        #expect(mode(log.path) == 0o600)
     }
 
     @Test func aNameThatCouldLeaveTheOutboxIsRefused() throws {

@@ -129,37 +129,40 @@ def strokes_in(ops):
 
 
 def check_outbox(outbox):
-    """The outbox as a host sees it: a capture is NAME.json with the SHA-256 of its other three
-    files. Returns (complete capture names, problems with captures that have a JSON, files of
-    no complete capture: temporary files and half-written captures)."""
+    """The outbox as a host sees it: a capture is a directory NAME/ holding NAME.json with the
+    SHA-256 of its other three files (NAME.png, NAME.svg, NAME.inkml); `.requests` is the
+    kiosk's record of requests. Returns (complete capture names, problems with capture
+    directories, what is no complete capture: hidden `.NAME.partial/` directories a crash left,
+    written as the kiosk's start-up log names them, and any other file)."""
     if not os.path.isdir(outbox):
         return [], [], []
-    names = sorted(os.listdir(outbox))
     complete, problems, leftovers = [], [], []
-    claimed = set()
-    for name in names:
-        if not name.endswith(".json") or name.startswith("."):
+    for name in sorted(os.listdir(outbox)):
+        path = os.path.join(outbox, name)
+        if name == ".requests":
             continue
-        base = name[:-5]
+        if name.startswith(".") or not os.path.isdir(path):
+            leftovers.append(name + "/" if os.path.isdir(path) else name)
+            continue
         try:
-            meta = json.load(open(os.path.join(outbox, name)))
-        except ValueError as e:
-            problems.append(f"{name}: not JSON ({e})")
+            meta = json.load(open(os.path.join(path, f"{name}.json")))
+        except (OSError, ValueError) as e:
+            problems.append(f"{name}/: no readable {name}.json ({e})")
             continue
         bad = []
         for ext in ("png", "svg", "inkml"):
-            f = f"{base}.{ext}"
+            f = f"{name}.{ext}"
             want = meta.get("sha256", {}).get(f)
-            p = os.path.join(outbox, f)
+            p = os.path.join(path, f)
             if not os.path.isfile(p):
                 bad.append(f"{f} missing")
             elif want != hashlib.sha256(open(p, "rb").read()).hexdigest():
                 bad.append(f"{f} does not match its SHA-256")
-            claimed.add(f)
-        claimed.add(name)
+        extra = sorted(set(os.listdir(path)) - {f"{name}.{e}" for e in ("png", "svg", "inkml", "json")})
+        if extra:
+            bad.append(f"files of no capture: {extra}")
         if bad:
-            problems.append(f"{name}: " + ", ".join(bad))
+            problems.append(f"{name}/: " + ", ".join(bad))
         else:
-            complete.append(base)
-    leftovers = [n for n in names if n not in claimed]
+            complete.append(name)
     return complete, problems, leftovers

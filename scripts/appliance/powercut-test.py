@@ -32,7 +32,7 @@ waits for lines).
 After each cut, from the host (the VM gone): a copy of the image is checked with e2fsck -fy
 (it replays the file system's journal, as the next boot will) and its files are copied out
 with debugfs; the kiosk's journal is parsed here (records, CRC-32) and the outbox checked (each
-NAME.json's SHA-256 of the other three files). Then the next boot on the same image: /init's
+NAME/NAME.json's SHA-256 of the other three files in NAME/). Then the next boot on the same image: /init's
 e2fsck must be clean or repair (exit < 4), and the kiosk's `restored N edits, M strokes` must
 agree with the host's count. A cut passes when:
   - every stroke finished more than DURABLE_MS (250 ms) before the cut is back: in the journal,
@@ -440,7 +440,7 @@ def run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged):
         complete, bad, leftovers = datadisk.check_outbox(os.path.join(files, outbox[len(datadisk.MOUNT) + 1:]))
         captures = {}
         for name in complete:
-            meta = json.load(open(os.path.join(files, outbox[len(datadisk.MOUNT) + 1:], f"{name}.json")))
+            meta = json.load(open(os.path.join(files, outbox[len(datadisk.MOUNT) + 1:], name, f"{name}.json")))
             captures[name] = meta.get("strokes")
         if not last:
             shutil.rmtree(os.path.dirname(files), ignore_errors=True)

@@ -27,7 +27,8 @@ extension SignatureScreen {
             switch outcome {
             case .accepted(let paths, let samples):
                 func path(_ ext: String) -> String { paths.first { $0.hasSuffix(".\(ext)") } ?? "" }
-                let files = CaptureFiles(directory: self.settings.outbox, png: path("png"), svg: path("svg"), inkml: path("inkml"),
+                let directory = URL(fileURLWithPath: path("png")).deletingLastPathComponent().path
+                let files = CaptureFiles(directory: directory, png: path("png"), svg: path("svg"), inkml: path("inkml"),
                                          json: path("json"), samples: samples)
                 desk?.finish(id: id, state: .accepted, reason: nil, files: files)
             case .cancelled(let reason):
