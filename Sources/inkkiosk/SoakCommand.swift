@@ -68,7 +68,7 @@ struct SoakCommand: ParsableCommand {
         var pageTurnMs: Summary?
         var pageTurnAt1000Ms: Double?
         var pageCacheMiB: Double?
-        var outboxFiles: Int?
+        var outboxCaptures: Int?
         var acceptMs: Summary?
     }
 
@@ -158,7 +158,7 @@ struct SoakCommand: ParsableCommand {
                       journalToCompacted: compacted > 0 ? Double(fileBytes) / Double(compacted) : 0,
                       compactions: state.compactions, startupMs: startup,
                       pageTurnMs: Summary(turns), pageTurnAt1000Ms: turnAt1000,
-                      pageCacheMiB: Double(pipeline.snapshots.bytes) / 1_048_576, outboxFiles: nil, acceptMs: nil)
+                      pageCacheMiB: Double(pipeline.snapshots.bytes) / 1_048_576, outboxCaptures: nil, acceptMs: nil)
     }
 
     private func shopDay(_ root: String) throws -> Report {
@@ -194,7 +194,8 @@ struct SoakCommand: ParsableCommand {
         let wall = monotonicNow() - start
         let state = writer.state
         let fileBytes = Int((try FileManager.default.attributesOfItem(atPath: journalPath)[.size] as? NSNumber)?.intValue ?? 0)
-        let outboxFiles = try FileManager.default.contentsOfDirectory(atPath: outbox).count
+        // One directory a capture; hidden entries (the request record) are not captures.
+        let outboxCaptures = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { !$0.hasPrefix(".") }.count
         return Report(day: "shop", strokes: pipeline.samplesReceived > 0 ? signatures : 0, pages: 1, samples: pipeline.samplesReceived,
                       wallSeconds: wall, rssMiB: rss, rssAfterWarmupRatio: Self.flatness(rss),
                       inkAndPagesMiB: [], restMiB: rss, restAfterWarmupRatio: Self.flatness(rss),
@@ -202,7 +203,7 @@ struct SoakCommand: ParsableCommand {
                       journalToCompacted: Double(fileBytes) / Double(StrokeJournal.magic.count),
                       compactions: state.compactions,
                       startupMs: try Self.startUp(journalPath, size: size, options: PipelineOptions()),
-                      pageTurnMs: nil, pageTurnAt1000Ms: nil, pageCacheMiB: nil, outboxFiles: outboxFiles, acceptMs: Summary(accepts))
+                      pageTurnMs: nil, pageTurnAt1000Ms: nil, pageCacheMiB: nil, outboxCaptures: outboxCaptures, acceptMs: Summary(accepts))
     }
 
     // MARK: figures
@@ -268,7 +269,7 @@ struct SoakCommand: ParsableCommand {
             print("  page turn          median \(f(t.median, 2)) ms  p99 \(f(t.p99, 2)) ms  max \(f(t.max, 2)) ms (\(r.pageTurnAt1000Ms.map { "to the 1000-stroke page: \(f($0, 2)) ms; " } ?? "")page cache \(f(r.pageCacheMiB ?? 0)) MiB)")
         }
         if let a = r.acceptMs {
-            print("  accept (4 files)   median \(f(a.median, 1)) ms  p99 \(f(a.p99, 1)) ms; outbox holds \(r.outboxFiles ?? 0) files")
+            print("  accept (4 files)   median \(f(a.median, 1)) ms  p99 \(f(a.p99, 1)) ms; outbox holds \(r.outboxCaptures ?? 0) captures")
         }
     }
 }
