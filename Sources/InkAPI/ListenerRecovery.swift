@@ -14,9 +14,12 @@ struct ListenerFailure: Equatable {
     }
 
     init(stage: Stage, _ error: any Error) {
-        if case .failed(_, let code, let message) = error as? SocketError {
+        switch error as? SocketError {
+        case .failed(_, let code, let message)?:
             self.init(stage: stage, errno: code, text: "\(message) (errno \(code))")
-        } else {
+        case .disconnected?:   // FlyingFox's word for a listening socket that hung up or was closed
+            self.init(stage: stage, errno: nil, text: "the listening socket was shut down")
+        default:
             self.init(stage: stage, errno: nil, text: "\(error)")
         }
     }
