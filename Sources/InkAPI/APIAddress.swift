@@ -42,6 +42,35 @@ public enum APIAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Reachable only from this machine: a unix socket, 127.0.0.0/8, ::1 or ::ffff:127.x.x.x.
+    public var isLocal: Bool {
+        switch self {
+        case .unix: return true
+        case .tcp(let host, _):
+            var v4 = in_addr()
+            if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+            var v6 = in6_addr()
+            guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            let loopback: [UInt8] = Array(repeating: 0, count: 15) + [1]
+            let mappedV4Loopback = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+            return bytes == loopback || mappedV4Loopback
+        }
+    }
+
+    /// Why the API may not listen here; nil when it may. Anything but loopback and unix sockets
+    /// (`0.0.0.0`, `[::]`, a LAN address) lets other machines in, so it takes both an explicit
+    /// `allow_remote` and a token they must show.
+    public func refusal(allowRemote: Bool, hasToken: Bool) -> String? {
+        if isLocal { return nil }
+        guard allowRemote else {
+            return "\(self) is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, "
+                + "or set allow_remote = true with a token_file"
+        }
+        guard hasToken else { return "\(self) is reachable from other machines: allow_remote needs token_file (a bearer token remote hosts must send)" }
+        return nil
+    }
+
     static func isIPv4(_ text: String) -> Bool {
         var address = in_addr()
         return inet_pton(AF_INET, text, &address) == 1

@@ -4,6 +4,8 @@ import Foundation
 /// The HTTP side of the desk: JSON in and out, one status code per outcome.
 struct SignatureRoutes: HTTPHandler {
     let desk: SignatureDesk
+    /// When set, every request must show it (`Authorization: Bearer …`), else 401.
+    var token: BearerToken? = nil
     /// How long DELETE waits for the kiosk to confirm the cancel before answering 202.
     var cancelGrace = 2.0
     /// Larger request bodies are refused (a start request is a few dozen bytes).
@@ -11,10 +13,12 @@ struct SignatureRoutes: HTTPHandler {
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {
+            try authorize(request)
             return try await route(request)
         } catch {
             var response = HTTPResponse.json(error.status, ErrorBody(error))
             if let allow = error.allow { response.headers[HTTPHeader("Allow")] = allow.map(\.rawValue).joined(separator: ", ") }
+            if error.challenge { response.headers[HTTPHeader("WWW-Authenticate")] = #"Bearer realm="inkkiosk""# }
             return response
         }
     }
@@ -42,6 +46,13 @@ struct SignatureRoutes: HTTPHandler {
             throw APIProblem(.notFound, "no such endpoint: \(request.method.rawValue) \(request.path) "
                              + "(there are /health, /signatures, /signatures/latest, /signatures/{id} and /signatures/{id}/{png,svg,inkml,json})")
         }
+    }
+
+    private func authorize(_ request: HTTPRequest) throws(APIProblem) {
+        guard let token, !token.admits(request.headers[.authorization]) else { return }
+        var problem = APIProblem(.unauthorized, "missing or wrong bearer token: send Authorization: Bearer <the token in [api] token_file>")
+        problem.challenge = true
+        throw problem
     }
 
     private func only(_ methods: [HTTPMethod], _ request: HTTPRequest) throws(APIProblem) {
@@ -119,8 +130,8 @@ struct SignatureRoutes: HTTPHandler {
     }
 }
 
-/// `POST /signatures`' body: every field optional, unknown fields refused (a misspelt
-/// "timout" would otherwise silently become the default).
+/// `POST /signatures`' body: every field optional; unknown fields, null and a field given twice
+/// are refused (a misspelt "timout" would otherwise silently become the default).
 struct StartBody: Decodable {
     var prompt: String?
     var timeout: Double?
@@ -129,6 +140,11 @@ struct StartBody: Decodable {
 
     static func decode(_ data: Data) throws(APIProblem) -> StartBody {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StartBody() }
+        switch JSONKeyCheck.check(data) {
+        case .duplicate(let path): throw APIProblem(.badRequest, "\(path): given more than once")
+        case .tooDeep: throw APIProblem(.badRequest, "request body is nested more than \(JSONKeyCheck.deepest) levels deep")
+        case nil: break
+        }
         do {
             return try JSONDecoder().decode(StartBody.self, from: data)
         } catch let problem as APIProblem {
@@ -146,6 +162,10 @@ struct StartBody: Decodable {
         let c = try decoder.container(keyedBy: AnyKey.self)
         for key in c.allKeys where !Self.fields.contains(key.stringValue) {
             throw APIProblem(.badRequest, "unknown field '\(key.stringValue)' (known: \(Self.fields.joined(separator: ", ")))")
+        }
+        // decodeIfPresent takes null for "absent": a host sending null meant something else.
+        for key in c.allKeys where (try? c.decodeNil(forKey: key)) == true {
+            throw APIProblem(.badRequest, "\(key.stringValue): null is not allowed (leave the field out for the default)")
         }
         do { prompt = try c.decodeIfPresent(String.self, forKey: AnyKey("prompt")) } catch {
             throw APIProblem(.badRequest, "prompt must be a string")
@@ -175,6 +195,8 @@ struct APIProblem: Error {
     var capture: CaptureStatus?
     /// With 405: the methods the path takes.
     var allow: [HTTPMethod]?
+    /// With 401: ask for a bearer token (WWW-Authenticate).
+    var challenge = false
 
     init(_ status: HTTPStatusCode, _ message: String) {
         self.status = status; self.message = message

@@ -59,11 +59,16 @@ public final class Kiosk {
     public let screen: KioskScreen
     /// The local signature API, when a host drives the signature screen.
     private let api: SignatureAPIServer?
+    /// Readable once the API has stopped for good: the kiosk then exits non-zero, so that systemd
+    /// restarts it; a kiosk must never look alive to the POS without its API.
+    private let apiStopped: WakeSignal?
     private var latency = LatencyLog()
     private var oldestUnrendered: Double?
     /// Touch and screen-tablet positions onto the canvas, wherever the screen shows it.
     private var canvasInput = CanvasInput()
     private var running = true
+    /// Set when the kiosk stops because its signature API stopped for good: it then exits non-zero.
+    private var apiFailure: String?
     /// A technician held the service keys: the kiosk stopped on purpose, not to be restarted.
     public private(set) var stoppedByServiceKeys = false
     /// The exit status for that (the systemd unit's RestartPreventExitStatus=).
@@ -122,12 +127,21 @@ public final class Kiosk {
             for note in archive.notes { log(note) }
             log("signature history: \(archive.restored.count) requests restored from \(options.screen.outbox)")
             let desk = try SignatureDesk(defaultTimeout: options.screen.defaultTimeout, archive: archive)
-            let server = SignatureAPIServer(desk: desk, address: try APIAddress.parse(listen))
+            let address: APIAddress
+            do { address = try APIAddress.parse(listen) } catch { throw KioskError("signature API: \(error)") }
+            if let refusal = address.refusal(allowRemote: options.screen.apiAllowRemote, hasToken: options.screen.apiTokenFile != nil) {
+                throw KioskError("signature API: \(refusal)")
+            }
+            let token = try options.screen.apiTokenFile.map(BearerToken.load)
+            let stopped = try WakeSignal()
+            apiStopped = stopped
+            let server = SignatureAPIServer(desk: desk, address: address, token: token) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server
         } else {
             api = nil
+            apiStopped = nil
         }
         pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
         chores = try BackgroundChores.onThread()
@@ -195,6 +209,14 @@ public final class Kiosk {
         try loop.watch(signals: Self.loopSignals) { [unowned self] signal in handle(signal) }
         if let fd = screen.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
         if let journalWake { try loop.watch(journalWake.fd) { [unowned self] in journalWake.drain(); journalChanged() } }
+        if let apiStopped, let api {
+            try loop.watch(apiStopped.fd) { [unowned self] in
+                apiStopped.drain()
+                log("stopping: \(api.failure ?? "the signature API stopped")")
+                apiFailure = api.failure ?? "the signature API stopped"
+                running = false
+            }
+        }
         if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
         if let interval = notifier?.watchdogInterval { log(String(format: "systemd watchdog: %.1f s", interval)) }
         readInput()
@@ -206,6 +228,7 @@ public final class Kiosk {
         }
         notifier?.send(["STOPPING=1"])
         try finish()
+        if let apiFailure { throw KioskError(apiFailure) }
     }
 
     private func readInput() {

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import InkStorage
+import InkLoop
 @testable import InkKiosk
 @testable import InkAPI
 
@@ -107,8 +109,10 @@ private struct ErrorReply: Decodable {
 
 /// The real curl, on a thread of its own so that a blocking child never holds one of the few
 /// threads the server's tasks run on.
-private func curl(_ method: String, _ path: String, _ body: String? = nil, at endpoint: Endpoint) async throws -> Reply {
+private func curl(_ method: String, _ path: String, _ body: String? = nil, at endpoint: Endpoint,
+                  headers: [String] = []) async throws -> Reply {
     var arguments = endpoint.curlOptions + ["-s", "-S", "--max-time", "60", "-w", "\n%{http_code}", "-X", method]
+    for header in headers { arguments += ["-H", header] }
     if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
     arguments.append(endpoint.base + path)
     let result = try await withCheckedThrowingContinuation { (c: CheckedContinuation<(status: Int32, stdout: String, stderr: String), any Error>) in
@@ -289,7 +293,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             #expect(again.code == 409 && again.body.contains("already cancelled"), "\(again.body)")
 
             // The screen is free for the next request.
-            #expect(try await curl("POST", "/signatures", #"{"prompt": null}"#, at: api).code == 201)
+            #expect(try await curl("POST", "/signatures", #"{"prompt": "Next"}"#, at: api).code == 201)
         }
     }
 
@@ -318,6 +322,15 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
                 ("POST", "/signatures", #"{"prompt": 42}"#, 400, "prompt must be a string"),
                 ("POST", "/signatures", #"{"prompt": "\#(String(repeating: "x", count: 201))"}"#, 400, "prompt must be at most 200 characters"),
                 ("POST", "/signatures", "[1, 2]", 400, "must be a JSON object"),
+                ("POST", "/signatures", #"{"timeout": null}"#, 400, "timeout: null is not allowed"),
+                ("POST", "/signatures", #"{"prompt": null, "timeout": 60}"#, 400, "prompt: null is not allowed"),
+                ("POST", "/signatures", #"{"timeout": 5, "timeout": 3600}"#, 400, "timeout: given more than once"),
+                ("POST", "/signatures", #"{"prompt": "a", "\u0070rompt": "b"}"#, 400, "prompt: given more than once"),
+                ("POST", "/signatures", #"{"prompt": {"x": 1, "x": 2}}"#, 400, "prompt.x: given more than once"),
+                ("POST", "/signatures", #"{"prompt": {"x": 1}}"#, 400, "prompt must be a string"),
+                ("POST", "/signatures", #"{"prompt": ["Sign"]}"#, 400, "prompt must be a string"),
+                ("POST", "/signatures", #"{"timeout": true}"#, 400, "timeout must be a number"),
+                ("POST", "/signatures", #"{"prompt": "x", "extra": null}"#, 400, "unknown field 'extra'"),
                 ("GET", "/signatures/20990101T000000Z-abcdef", nil, 404, "20990101T000000Z-abcdef"),
                 ("GET", "/signatures/nope?wait=2", nil, 404, "no signature with id 'nope'"),
                 ("GET", "/signatures/nope?wait=soon", nil, 400, "wait must be a number of seconds"),
@@ -494,5 +507,277 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
 
     @Test func aBadDefaultTimeoutIsRefused() {
         #expect(throws: DeskError.self) { try SignatureDesk(defaultTimeout: 0) }
+    }
+}
+
+/// Who may reach the API: the address rules, the bearer token, over real sockets.
+@Suite(.serialized) struct SignatureAPIAccess {
+    @Test func onlyLoopbackAndUnixSocketsAreLocal() throws {
+        for text in ["127.0.0.1:1", "127.1.2.3:1", "localhost:1", "[::1]:1", "[::ffff:127.0.0.1]:1", "unix:/run/a.sock"] {
+            #expect(try APIAddress.parse(text).isLocal, "\(text)")
+            #expect(try APIAddress.parse(text).refusal(allowRemote: false, hasToken: false) == nil, "\(text)")
+        }
+        for text in ["0.0.0.0:1", "[::]:1", "192.168.1.5:1", "10.0.0.1:1", "[fe80::1]:1", "[::ffff:10.0.0.1]:1", "128.0.0.1:1"] {
+            let address = try APIAddress.parse(text)
+            #expect(!address.isLocal, "\(text)")
+            #expect(address.refusal(allowRemote: false, hasToken: true)?.contains("reachable from other machines") == true, "\(text)")
+            #expect(address.refusal(allowRemote: true, hasToken: false)?.contains("allow_remote needs token_file") == true, "\(text)")
+            #expect(address.refusal(allowRemote: true, hasToken: true) == nil, "\(text)")
+        }
+    }
+
+    @Test func theServerRefusesAnOpenAddressWithoutAToken() async throws {
+        let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "0.0.0.0", port: 0))
+        await #expect { try await server.start() } throws: { "\($0)".contains("needs a bearer token") }
+        #expect(await server.listeningAddress() == nil)
+    }
+
+    @Test func theConfigRefusesAnOpenAddressWithFileLineAndKey() throws {
+        func problems(_ text: String) -> [String] {
+            do { _ = try KioskConfig.parse(text, file: "k.toml"); return [] } catch let e as ConfigError {
+                return e.problems.map(\.description)
+            } catch { return ["\(error)"] }
+        }
+        #expect(problems("[api]\nenabled = true\nlisten = \"0.0.0.0:7300\"\n")
+                == ["k.toml:3: api.listen: 0.0.0.0:7300 is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, or set allow_remote = true with a token_file"])
+        #expect(problems("[api]\nlisten = \"[::]:7300\"\nallow_remote = true\n")
+                == ["k.toml:2: api.listen: [::]:7300 is reachable from other machines: allow_remote needs token_file (a bearer token remote hosts must send)"])
+        #expect(problems("[api]\n\nlisten = \"kiosk.local:7300\"\n").first?.hasPrefix("k.toml:3: api.listen: listen address 'kiosk.local:7300'") == true)
+        #expect(problems("[api]\nlisten = \"unix:api.sock\"\n").first?.contains("k.toml:2: api.listen: listen address 'unix:api.sock': the socket path must be absolute") == true)
+        #expect(problems("[api]\ntoken_file = \"token\"\n") == ["k.toml:2: api.token_file: must be an absolute path (got \"token\")"])
+        let open = try KioskConfig.parse("[api]\nenabled = true\nlisten = \"0.0.0.0:7300\"\nallow_remote = true\ntoken_file = \"/etc/inkkiosk/token\"\n", file: "k.toml")
+        #expect(open.screen.api == "0.0.0.0:7300" && open.screen.apiAllowRemote && open.screen.apiTokenFile == "/etc/inkkiosk/token")
+        let plain = try KioskConfig.parse("[api]\nenabled = true\n", file: "k.toml")
+        #expect(plain.screen.api == "127.0.0.1:7300" && !plain.screen.apiAllowRemote && plain.screen.apiTokenFile == nil)
+    }
+
+    @Test func aTokenFileIsReadOnceAndMustBePrivate() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-token-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func write(_ name: String, _ text: String, mode: Int) -> String {
+            let path = "\(dir)/\(name)"
+            FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+            return path
+        }
+        let good = try BearerToken.load(path: write("good", "s3cret-Token_1\n", mode: 0o640))
+        #expect(good.admits("Bearer s3cret-Token_1") && good.admits("bearer s3cret-Token_1"))
+        for wrong in [nil, "", "Bearer", "Bearer ", "Bearer s3cret-Token_", "Bearer s3cret-Token_12", "Bearer S3cret-Token_1",
+                      "Basic s3cret-Token_1", "s3cret-Token_1"] {
+            #expect(!good.admits(wrong), "\(wrong ?? "no header")")
+        }
+        let worldReadable = write("open", "s3cret\n", mode: 0o644)
+        #expect { try BearerToken.load(path: worldReadable) } throws: { "\($0)".contains("\(worldReadable) is readable by every user (mode 644)") }
+        let empty = write("empty", " \n", mode: 0o600)
+        #expect { try BearerToken.load(path: empty) } throws: { "\($0)".contains("\(empty) is empty") }
+        let spaced = write("spaced", "two words\n", mode: 0o600)
+        #expect { try BearerToken.load(path: spaced) } throws: { "\($0)".contains("one word") }
+        #expect { try BearerToken.load(path: "\(dir)/missing") } throws: { "\($0)".contains("\(dir)/missing: No such file") }
+    }
+
+    @Test func requestsMustShowTheToken() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-api-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let token = try BearerToken("k1osk-t0ken")
+        for address in [APIAddress.tcp(host: "127.0.0.1", port: 0), .unix(path: "\(dir)/api.sock")] {
+            let desk = try SignatureDesk(defaultTimeout: nil)
+            let server = SignatureAPIServer(desk: desk, address: address, token: token)
+            try await server.start()
+            let api = Endpoint(try #require(await server.listeningAddress()))
+            for headers in [[], ["Authorization: Bearer k1osk-t0ke"], ["Authorization: Bearer k1osk-t0kenX"], ["Authorization: Basic k1osk-t0ken"]] {
+                let refused = try await curl("POST", "/signatures", "{}", at: api, headers: headers)
+                #expect(refused.code == 401, "\(address) \(headers): \(refused.body)")
+                #expect(try refused.error().error.contains("missing or wrong bearer token"), "\(refused.body)")
+            }
+            #expect(desk.takeMessages().isEmpty, "nothing refused reached the kiosk")
+            let health = try await curl("GET", "/health", at: api, headers: ["Authorization: Bearer k1osk-t0ken"])
+            #expect(health.code == 200, "\(address): \(health.body)")
+            let started = try await curl("POST", "/signatures", "{}", at: api, headers: ["Authorization: Bearer k1osk-t0ken"])
+            #expect(started.code == 201, "\(address): \(started.body)")
+            await server.stop()
+        }
+    }
+}
+
+/// Duplicate keys, which the decoders never report.
+@Suite struct JSONKeyChecks {
+    private func check(_ text: String) -> JSONKeyCheck.Finding? { JSONKeyCheck.check(Data(text.utf8)) }
+
+    @Test func distinctKeysPass() {
+        for text in [#"{}"#, #"{"a": 1, "b": [1, 2, {"a": 3}], "c": {"a": null}}"#, #"[{"k": 1}, {"k": 1}]"#,
+                     #"{"a": {"k": 1}, "b": {"k": 1}}"#, #"{"a": "\"a\": 1, \"a\": 2", "b": "}{]["}"#, #"  "x"  "#, "42", "true",
+                     #"{"a\\": 1, "a": 2}"#, #"{"\u00e9": 1, "e\u0301x": 2}"#] {
+            #expect(check(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func aRepeatedKeyIsFoundWithItsPath() {
+        let cases: [(String, String)] = [
+            (#"{"a": 1, "a": 2}"#, "a"),
+            (#"{"timeout": 5, "prompt": "x", "timeout": 3600}"#, "timeout"),
+            (#"{"a": 1, "\u0061": 2}"#, "a"),
+            (#"{"a\"b": 1, "a\u0022b": 2}"#, "a\"b"),
+            (#"{"tab\t": 1, "tab\u0009": 2}"#, "tab\t"),
+            (#"{"\ud83d\ude00": 1, "😀": 2}"#, "😀"),
+            (#"{"outer": {"in": 1, "in": 2}}"#, "outer.in"),
+            (#"{"list": [1, {"k": 1}, {"k": 2, "k": 3}]}"#, "list[2].k"),
+            (#"[[{"x": {"y": 1, "y": 1}}]]"#, "[0][0].x.y"),
+            (#"{"s": "{\"k\": 1}", "s": 2}"#, "s"),
+        ]
+        for (text, path) in cases {
+            #expect(check(text) == .duplicate(path: path), "\(text)")
+        }
+    }
+
+    @Test func whatIsNotJSONIsLeftToTheDecoder() {
+        for text in ["", "{", #"{"a": }"#, #"{"a" 1}"#, #"{"a": 1,}"#, #"{"a": "unterminated}"#, #"{"a\q": 1}"#, #"{"\u12": 1}"#] {
+            #expect(check(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func deepNestingIsRefusedNotFollowed() {
+        #expect(check(String(repeating: "[", count: 10_000)) == .tooDeep)
+        #expect(check(String(repeating: "[", count: JSONKeyCheck.deepest) + String(repeating: "]", count: JSONKeyCheck.deepest)) == nil)
+    }
+}
+
+/// What the server does when its listener fails.
+@Suite struct ListenerRecoveries {
+    private let emfile = ListenerFailure(stage: .accept, errno: EMFILE, text: "Too many open files (errno 24)")
+
+    @Test func pausesDoubleTo1sAndStartSmallAfterASteadyRun() {
+        var recovery = ListenerRecovery()
+        recovery.listening(at: 0)
+        var pauses: [Duration] = []
+        for _ in 0..<9 {
+            guard case .listenAgain(let pause, _) = recovery.failed(emfile, at: 1) else { Issue.record("gave up on EMFILE"); return }
+            pauses.append(pause)
+            recovery.listening(at: 1)
+        }
+        #expect(pauses == [10, 20, 40, 80, 160, 320, 640, 1000, 1000].map { Duration.milliseconds($0) })
+        recovery.listening(at: 100)
+        guard case .listenAgain(let notSteady, _) = recovery.failed(emfile, at: 109) else { Issue.record("gave up"); return }
+        #expect(notSteady == .seconds(1), "9 s is not steady yet")
+        recovery.listening(at: 200)
+        guard case .listenAgain(let pause, _) = recovery.failed(emfile, at: 210) else { Issue.record("gave up"); return }
+        #expect(pause == .milliseconds(10))
+    }
+
+    @Test func eachDistinctErrorIsLoggedOnceThenWithItsCount() {
+        var recovery = ListenerRecovery()
+        var logged: [String] = []
+        for _ in 0..<1000 {
+            if case .listenAgain(_, let line?) = recovery.failed(emfile, at: 0) { logged.append(line) }
+        }
+        let aborted = ListenerFailure(stage: .accept, errno: ECONNABORTED, text: "Software caused connection abort (errno 103)")
+        if case .listenAgain(_, let line?) = recovery.failed(aborted, at: 0) { logged.append(line) }
+        #expect(logged.count == 5, "\(logged)")
+        #expect(logged.first == "accept failed: Too many open files (errno 24); listening again in 10 ms")
+        #expect(logged[1].hasPrefix("accept failed: Too many open files (errno 24) (10 times so far)"))
+        #expect(logged[3].hasPrefix("accept failed: Too many open files (errno 24) (1000 times so far); listening again in 1 s"))
+        #expect(logged[4].hasPrefix("accept failed: Software caused connection abort (errno 103); listening again in"))
+        #expect(recovery.counts.values.sorted() == [1, 1000])
+    }
+
+    @Test func onlyAListenThatCannotSucceedGivesUp() {
+        var recovery = ListenerRecovery()
+        for code in [EMFILE, ENFILE, ENOBUFS, ENOMEM] {
+            let step = recovery.failed(ListenerFailure(stage: .listen, errno: code, text: "shortage"), at: 0)
+            guard case .listenAgain = step else { Issue.record("gave up on \(code)"); continue }
+        }
+        for code in [EINVAL, EPROTO, EPERM, ECONNABORTED] {
+            guard case .listenAgain = recovery.failed(ListenerFailure(stage: .accept, errno: code, text: "accept"), at: 0) else {
+                Issue.record("an accept error (\(code)) stopped the server"); continue
+            }
+        }
+        if case .giveUp = recovery.failed(ListenerFailure(stage: .accept, errno: nil, text: "Disconnected"), at: 0) {
+            Issue.record("an accept loop that ended without an errno stopped the server")
+        }
+        #expect(recovery.failed(ListenerFailure(stage: .listen, errno: EADDRINUSE, text: "Address already in use (errno 98)"), at: 0)
+                == .giveUp("cannot listen again: Address already in use (errno 98)"))
+        #expect(recovery.failed(ListenerFailure(stage: .listen, errno: nil, text: "/x exists and is not a socket"), at: 0)
+                == .giveUp("cannot listen again: /x exists and is not a socket"))
+    }
+}
+
+/// The real server, its listening socket failing under it: `shutdown` makes its accept fail
+/// (as EMFILE would), without touching the process's file descriptor limit.
+@Suite(.serialized) struct SignatureAPIListenerFailures {
+    /// The listening socket of this process bound to `address`.
+    private func listeningSocket(_ address: APIAddress) throws -> Int32 {
+        let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+        for fd in fds {
+            var listening: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening == 1 else { continue }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let named = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+            guard named == 0 else { continue }
+            switch (address, Int32(storage.ss_family)) {
+            case (.tcp(_, let port), AF_INET):
+                let inet = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self) }
+                if UInt16(bigEndian: inet.sin_port) == port { return fd }
+            case (.unix(let path), AF_UNIX):
+                var unix = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_un.self) }
+                let name = withUnsafeBytes(of: &unix.sun_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name == path { return fd }
+            default: continue
+            }
+        }
+        throw KioskError("no listening socket for \(address)")
+    }
+
+    @Test func anAcceptFailureDoesNotStopTheAPI() async throws {
+        let gaveUp = Mutex<String?>(nil)
+        let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: 0)) { why in
+            gaveUp.withLock { $0 = why }
+        }
+        try await server.start()
+        let address = try #require(await server.listeningAddress())
+        let api = Endpoint(address)
+        #expect(try await curl("GET", "/health", at: api).code == 200)
+        for round in 1...3 {
+            let fd = try listeningSocket(address)
+            #expect(shutdown(fd, Int32(SHUT_RDWR)) == 0)
+            // Until it listens again a connection is refused: retry for up to 5 s.
+            var answered = false
+            for _ in 0..<50 where !answered {
+                try await Task.sleep(for: .milliseconds(100))
+                answered = (try? await curl("GET", "/health", at: api).code) == 200
+            }
+            #expect(answered, "round \(round): the API answers again on the same port")
+            #expect(try listeningSocket(address) >= 0)
+        }
+        #expect(gaveUp.withLock { $0 } == nil && server.failure == nil)
+        await server.stop()
+    }
+
+    @Test func aListenerThatCannotComeBackStopsForGoodAndSaysSo() async throws {
+        let gaveUp = DispatchSemaphore(value: 0)
+        // Two seconds between the failure and the next listen, for this test to take the port.
+        let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: 0),
+                                        firstRetryPause: .seconds(2)) { _ in gaveUp.signal() }
+        try await server.start()
+        let address = try #require(await server.listeningAddress())
+        guard case .tcp(_, let port) = address else { Issue.record("\(address)"); return }
+        #expect(shutdown(try listeningSocket(address), Int32(SHUT_RDWR)) == 0)
+        // Another program takes the port: listening again fails with EADDRINUSE, which no wait mends.
+        let squatter = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(squatter) }
+        var inet = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: port.bigEndian, sin_addr: in_addr(s_addr: UInt32(0x7F00_0001).bigEndian), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var bound = false
+        for _ in 0..<100 where !bound {
+            bound = withUnsafePointer(to: &inet) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(squatter, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+            if !bound { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try #require(bound && listen(squatter, 1) == 0, "the test took the port while the server waited")
+        let signalled = Mutex(false)
+        try await onAThread { signalled.withLock { $0 = gaveUp.wait(timeout: .now() + 10) == .success } }
+        #expect(signalled.withLock { $0 }, "onGiveUp was called")
+        let failure = try #require(server.failure)
+        #expect(failure.contains("signature API on 127.0.0.1:\(port) stopped for good: cannot listen again:") && failure.contains("in use"), "\(failure)")
+        await server.stop()
     }
 }

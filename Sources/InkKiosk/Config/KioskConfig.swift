@@ -1,5 +1,6 @@
 import Foundation
 import InkCore
+import InkAPI
 import TOMLKit
 
 /// The kiosk's configuration file (TOML), checked strictly: an unknown key, a wrong type or an
@@ -178,9 +179,20 @@ extension KioskConfig {
             if let v = r.number("saves_days", in: t, at: "limits", 0...3650) { s.savesRetention.maxAgeDays = v }
         }
         if let t = r.table("api", in: root, at: "") {
-            r.only(["enabled", "listen", "default_timeout"], in: t, at: "api")
+            r.only(["enabled", "listen", "default_timeout", "allow_remote", "token_file"], in: t, at: "api")
             let enabled = r.bool("enabled", in: t, at: "api") ?? false
             let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
+            s.apiAllowRemote = r.bool("allow_remote", in: t, at: "api") ?? false
+            s.apiTokenFile = r.path("token_file", in: t, at: "api")
+            // Checked even when the API is off: check-config then catches it before someone turns it on.
+            do {
+                let address = try APIAddress.parse(listen)
+                if let refusal = address.refusal(allowRemote: s.apiAllowRemote, hasToken: s.apiTokenFile != nil) {
+                    r.problem(t["listen"] == nil ? "api" : "api.listen", refusal)
+                }
+            } catch {
+                r.problem("api.listen", error.description)
+            }
             s.api = enabled ? listen : nil
             if let v = r.number("default_timeout", in: t, at: "api", 0...3600) { s.defaultTimeout = v > 0 ? v : nil }
         }

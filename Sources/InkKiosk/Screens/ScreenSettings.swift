@@ -26,6 +26,10 @@ public struct ScreenSettings: Sendable, Equatable {
     /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
     /// nil: no host, the signature screen loops on its own.
     public var api: String? = nil
+    /// `[api] allow_remote`: an address other machines reach (not loopback) is allowed; needs `apiTokenFile`.
+    public var apiAllowRemote = false
+    /// `[api] token_file`: the bearer token every request must carry; nil: none asked for.
+    public var apiTokenFile: String? = nil
     /// Seconds a host's request waits for a signature when it names no timeout; nil: forever.
     public var defaultTimeout: Double? = nil
     public init() {}
