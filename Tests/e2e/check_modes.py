@@ -49,10 +49,17 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
     check(code == 200 and body.get("state") == "accepted" and files.get("samples", 0) > 30,
           f"the host's wait returns the accepted capture ({body.get('state')}, {files.get('samples')} samples)", p)
     ident = open(os.path.join(work, "api-id.txt")).read().strip() if os.path.exists(os.path.join(work, "api-id.txt")) else "?"
-    outbox = os.path.join(work, "sig", "outbox")
+    # One directory per capture, renamed into place whole; hidden entries are the request record.
+    root = os.path.join(work, "sig", "outbox")
+    captures = sorted(n for n in os.listdir(root) if not n.startswith(".")) if os.path.isdir(root) else []
+    check(captures == [ident], f"the outbox holds exactly one capture, in its own directory ({', '.join(captures)})", root)
+    outbox = os.path.join(root, ident)
+    if os.path.isdir(outbox):
+        mode = stat.S_IMODE(os.stat(outbox).st_mode)
+        check(mode == 0o700, f"the capture's directory has mode 0700 ({oct(mode)})", outbox)
     names = sorted(os.listdir(outbox)) if os.path.isdir(outbox) else []
     check(names == sorted(f"{ident}.{x}" for x in ("png", "svg", "inkml", "json")),
-          f"the outbox holds exactly the capture's four files ({', '.join(names)})", outbox)
+          f"the capture's directory holds exactly its four files ({', '.join(names)})", outbox)
     if len(names) == 4:
         modes = {n: stat.S_IMODE(os.stat(os.path.join(outbox, n)).st_mode) for n in names}
         check(all(m == 0o600 for m in modes.values()), f"each file has mode 0600 ({set(oct(m) for m in modes.values())})", outbox)
