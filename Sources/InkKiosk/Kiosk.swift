@@ -212,8 +212,9 @@ public final class Kiosk {
         if let apiStopped, let api {
             try loop.watch(apiStopped.fd) { [unowned self] in
                 apiStopped.drain()
-                log("stopping: \(api.failure ?? "the signature API stopped")")
-                apiFailure = api.failure ?? "the signature API stopped"
+                let why = api.failure ?? "the signature API stopped"
+                log("stopping: \(why)")
+                apiFailure = why
                 running = false
             }
         }
@@ -286,14 +287,21 @@ public final class Kiosk {
     /// Pages painted so far while nobody looked (page, revision, backdrop): each is tried once.
     private var paintedAhead: Set<[Int]> = []
     private var paintingAhead = false
+    /// The pipeline's `pageChanges` when the last look found nothing to paint: until the pages
+    /// change again, an input batch does not look again.
+    private var nothingToPaintAt = -1
 
     /// Paints the pages not on screen, one at a time, off this thread, so that turning to one
     /// (after a restart too) shows it within a frame; stops when the page cache is three-quarters full.
     private func paintPagesAhead() {
-        guard !paintingAhead, pipeline.snapshots.bytes < pipeline.snapshots.budget * 3 / 4,
-              case let generation = pipeline.renderer.backdropGeneration,
+        guard !paintingAhead, pipeline.pageChanges != nothingToPaintAt else { return }
+        let generation = pipeline.renderer.backdropGeneration
+        guard pipeline.snapshots.bytes < pipeline.snapshots.budget * 3 / 4,
               let next = pipeline.pagesToPaint().first(where: { !paintedAhead.contains([$0.page, $0.revision, generation]) })
-        else { return }
+        else {
+            nothingToPaintAt = pipeline.pageChanges
+            return
+        }
         paintedAhead.insert([next.page, next.revision, generation])
         paintingAhead = true
         let backdrop = pipeline.renderer.backdropSnapshot(), strokes = next.strokes

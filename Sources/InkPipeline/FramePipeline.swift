@@ -29,7 +29,12 @@ public final class FramePipeline {
     /// Every page; the one on screen is `document`.
     public private(set) var notebook: Notebook
     /// The pages not on screen, as they were last shown (or painted ahead, `paintPagesAhead`).
-    public private(set) var snapshots: PageSnapshots
+    public private(set) var snapshots: PageSnapshots {
+        didSet { pageChanges += 1 }
+    }
+    /// Counts changes to the pages or their pictures: which pages need painting ahead can only
+    /// change when this does (the page on screen is never painted ahead).
+    public private(set) var pageChanges = 0
     public var document: Document { notebook.page }
     /// Presses on on-screen controls since the screen last looked (`takePresses`).
     private var presses: [Press] = []
@@ -95,6 +100,7 @@ public final class FramePipeline {
         guard notebook.canAddPage else { return }
         keepSnapshotOfPageShown()
         notebook.addPage()
+        pageChanges += 1   // the page left may not have been kept
         renderer.showAnotherDocument()
         needsFrame = true
     }

@@ -98,7 +98,7 @@ public final class JournalWriter: @unchecked Sendable {
     public var state: State {
         condition.lock(); defer { condition.unlock() }
         var s = current
-        s.compacting = compacting || queue.contains { if case .compact = $0.work { true } else { false } }
+        s.compacting = compactionUnderway
         s.waiting = queue.reduce(0) { if case .edits(let e, _, _) = $1.work { $0 + e.count } else { $0 } }
             + appended.reduce(0) { $0 + $1.count }
         return s
@@ -127,7 +127,7 @@ public final class JournalWriter: @unchecked Sendable {
     @discardableResult
     public func compact(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) -> Bool {
         condition.lock(); defer { condition.unlock() }
-        guard !compacting, !queue.contains(where: { if case .compact = $0.work { true } else { false } }) else { return false }
+        guard !compactionUnderway else { return false }
         enqueue(.compact(edits, deviceNames: deviceNames))
         return true
     }
@@ -148,6 +148,11 @@ public final class JournalWriter: @unchecked Sendable {
             if !condition.wait(until: deadline) { return idle }
         }
         return true
+    }
+
+    /// A compaction is queued, being written or being put in place (guarded by `condition`).
+    private var compactionUnderway: Bool {
+        compacting || queue.contains { if case .compact = $0.work { true } else { false } }
     }
 
     private var idle: Bool { queue.isEmpty && appended.isEmpty && !appending && !syncing && !compacting }

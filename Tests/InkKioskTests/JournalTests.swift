@@ -221,26 +221,26 @@ private func fileSize(_ path: String) -> Int {
             return Array(try StrokeJournal.records([short]).dropFirst(8))   // the payload, without length and CRC
         }
         let good = Self.record(Array(try JSONSerialization.data(withJSONObject: objects[0])))
-        var rng = SplitMix(seed: 4711)
+        var rng = SplitMix64(seed: 4711)
         let nasty: [Any] = [1e308, -1e308, 9.3e18, -9.3e18, -1, 0, 1e-300, 2147483648, "x", NSNull(), [Any](), [String: Any](),
                             true, [[1e308, -1e308, 0, 0, 0, 0, 1e19]], [[Double]](repeating: [0, 0, 0.5, 1, 0, 10, 0], count: 3)]
         var decodedBadOnes = 0, renderedBadOnes = 0
         let display = try OffscreenDisplay(size: PixelSize(width: 320, height: 200))
         for n in 0..<10_000 {
-            var object = objects[rng.next(objects.count)]
+            var object = objects[rng.below(objects.count)]
             let keys = Array(object.keys)
-            switch rng.next(4) {
-            case 0: object[keys[rng.next(keys.count)]] = nasty[rng.next(nasty.count)]
-            case 1: object.removeValue(forKey: keys[rng.next(keys.count)])
+            switch rng.below(4) {
+            case 0: object[keys[rng.below(keys.count)]] = nasty[rng.below(nasty.count)]
+            case 1: object.removeValue(forKey: keys[rng.below(keys.count)])
             case 2:
                 if var samples = object["samples"] as? [[Double]], !samples.isEmpty {
-                    let i = rng.next(samples.count), j = rng.next(samples[i].count)
-                    samples[i][j] = [1e308, -1e308, 9.3e18, -1, 1e-300, 4e9][rng.next(6)] as Double
+                    let i = rng.below(samples.count), j = rng.below(samples[i].count)
+                    samples[i][j] = [1e308, -1e308, 9.3e18, -1, 1e-300, 4e9][rng.below(6)] as Double
                     object["samples"] = samples
                 } else {
-                    object["page"] = [Notebook.maxPages, -1, 5, 999, Int.max][rng.next(5)] as Int
+                    object["page"] = [Notebook.maxPages, -1, 5, 999, Int.max][rng.below(5)] as Int
                 }
-            default: object[["op", "page", "id", "ids", "width", "wall"][rng.next(6)]] = nasty[rng.next(nasty.count)]
+            default: object[["op", "page", "id", "ids", "width", "wall"][rng.below(6)]] = nasty[rng.below(nasty.count)]
             }
             guard JSONSerialization.isValidJSONObject(object) else {
                 Issue.record("case \(n): not serialisable: \(object.mapValues { type(of: $0) })")
@@ -249,19 +249,19 @@ private func fileSize(_ path: String) -> Int {
             var payload = Array(try JSONSerialization.data(withJSONObject: object))
             if n % 3 == 0 {
                 // A binary stroke: nonsense numbers or bytes in its brush or samples.
-                payload = packedStrokes[rng.next(packedStrokes.count)]
+                payload = packedStrokes[rng.below(packedStrokes.count)]
                 let block = payload.firstIndex(of: 0)! + 1
-                let at = block + rng.next(payload.count - block)
-                switch rng.next(3) {
+                let at = block + rng.below(payload.count - block)
+                switch rng.below(3) {
                 case 0:
-                    let nastyDouble = [Double.nan, .infinity, -1e308, 1e19, -1, 2, 4e9][rng.next(7)]
+                    let nastyDouble = [Double.nan, .infinity, -1e308, 1e19, -1, 2, 4e9][rng.below(7)]
                     let bytes = withUnsafeBytes(of: nastyDouble.bitPattern.littleEndian) { Array($0) }
                     for (k, byte) in bytes.enumerated() where at + k < payload.count { payload[at + k] = byte }
-                case 1: payload[at] = UInt8(truncatingIfNeeded: rng.next(256))
-                default: payload[block] = UInt8(truncatingIfNeeded: rng.next(256)); payload[block + 1] = UInt8(truncatingIfNeeded: rng.next(256))
+                case 1: payload[at] = UInt8(truncatingIfNeeded: rng.below(256))
+                default: payload[block] = UInt8(truncatingIfNeeded: rng.below(256)); payload[block + 1] = UInt8(truncatingIfNeeded: rng.below(256))
                 }
             }
-            if n % 7 == 0 { payload = Array(payload.prefix(rng.next(payload.count))) }   // cut short, yet a valid CRC
+            if n % 7 == 0 { payload = Array(payload.prefix(rng.below(payload.count))) }   // cut short, yet a valid CRC
             let bad = Self.record(payload)
             var context = RestoreContext(reader: clock)
             let (kept, length, problem) = StrokeJournal.parse(StrokeJournal.magic + good + bad + good, &context)
@@ -292,18 +292,4 @@ private func fileSize(_ path: String) -> Int {
     }
 
     private static func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-}
-
-/// A small deterministic generator (SplitMix64): the same cases every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        z ^= z >> 31
-        return bound > 0 ? Int(z % UInt64(bound)) : 0
-    }
 }

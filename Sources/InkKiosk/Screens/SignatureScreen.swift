@@ -133,9 +133,11 @@ public final class SignatureScreen: KioskScreen {
             let forgotten = forgetDurably()
             return (paths, retention.pruneNote(outbox, what: "captures"), forgotten)
         }) { [weak self] written in
-            if case .success(let w) = written, let note = w.pruned { context.log(note) }
-            if case .success(let w) = written, !w.forgotten {
-                context.log("warning: the journal was not emptied within 5 s of accepting \(name); its ink may come back after a power cut")
+            if case .success(let w) = written {
+                if let note = w.pruned { context.log(note) }
+                if !w.forgotten {
+                    context.log("warning: the journal was not emptied within 5 s of accepting \(name); its ink may come back after a power cut")
+                }
             }
             let outcome = written.map(\.paths)
             guard let self else { return }
