@@ -10,7 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -43,9 +43,12 @@ let package = Package(
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
         .target(name: "InkLoop", dependencies: ["CLinux"]),
-        // The local signature API: the HTTP server (the only module that links FlyingFox) and the desk
+        // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
         // that hands the host's requests to the kiosk thread.
-        .target(name: "InkAPI", dependencies: ["InkLoop", .product(name: "FlyingFox", package: "FlyingFox")]),
+        .target(name: "InkAPI", dependencies: ["InkLoop",
+                                              .product(name: "NIOCore", package: "swift-nio"),
+                                              .product(name: "NIOPosix", package: "swift-nio"),
+                                              .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), config, lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
                                                 "InkLoop", "InkAPI", "CLinux",
@@ -58,6 +61,7 @@ let package = Package(
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
+        .testTarget(name: "InkAPITests", dependencies: ["InkAPI"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
                                                          "InkLoop", "InkAPI", "InkKiosk"]),

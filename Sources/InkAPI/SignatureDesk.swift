@@ -180,6 +180,9 @@ public final class SignatureDesk: Sendable {
         }
     }
 
+    /// `wait` calls in progress.
+    var longPolls: Int { ledger.withLock { $0.waiters.count } }
+
     /// Answers every `wait` in progress now, with the status as it is (the server is stopping).
     func endWaits() {
         let ended: [(Waiter, CaptureStatus?)] = ledger.withLock { l in

@@ -1,29 +1,32 @@
-import FlyingFox
 import Foundation
+import NIOHTTP1
 
 /// The HTTP side of the desk: JSON in and out, one status code per outcome.
-struct SignatureRoutes: HTTPHandler {
+struct SignatureRoutes: Sendable {
     let desk: SignatureDesk
     /// When set, every request must show it (`Authorization: Bearer …`), else 401.
     var token: BearerToken? = nil
+    /// Long polls held at once, across connections.
+    var waits: WaitCount
+    /// Seconds a `?wait=` may hold its connection; longer ones are cut to this.
+    var longestWait: Double
     /// How long DELETE waits for the kiosk to confirm the cancel before answering 202.
     var cancelGrace = 2.0
-    /// Larger request bodies are refused (a start request is a few dozen bytes).
-    static let largestBody = 16 * 1024
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: APIRequest) async -> APIResponse {
         do {
             try authorize(request)
             return try await route(request)
         } catch {
-            var response = HTTPResponse.json(error.status, ErrorBody(error))
-            if let allow = error.allow { response.headers[HTTPHeader("Allow")] = allow.map(\.rawValue).joined(separator: ", ") }
-            if error.challenge { response.headers[HTTPHeader("WWW-Authenticate")] = #"Bearer realm="inkkiosk""# }
+            var response = APIResponse.json(error.status, ErrorBody(error))
+            if let allow = error.allow { response.headers.append(("Allow", allow.map(\.rawValue).joined(separator: ", "))) }
+            if error.challenge { response.headers.append(("WWW-Authenticate", #"Bearer realm="inkkiosk""#)) }
+            if error.status == .serviceUnavailable { response.headers.append(("Retry-After", "1")) }
             return response
         }
     }
 
-    private func route(_ request: HTTPRequest) async throws(APIProblem) -> HTTPResponse {
+    private func route(_ request: APIRequest) async throws(APIProblem) -> APIResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch parts {
         case ["health"]:
@@ -31,7 +34,7 @@ struct SignatureRoutes: HTTPHandler {
             return .json(.ok, Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil }))
         case ["signatures"]:
             try only([.POST], request)
-            return try await start(request)
+            return try start(request)
         case ["signatures", "latest"]:
             try only([.GET], request)
             guard let latest = desk.latest() else { throw APIProblem(.notFound, "no signature has been requested yet") }
@@ -48,14 +51,14 @@ struct SignatureRoutes: HTTPHandler {
         }
     }
 
-    private func authorize(_ request: HTTPRequest) throws(APIProblem) {
-        guard let token, !token.admits(request.headers[.authorization]) else { return }
+    private func authorize(_ request: APIRequest) throws(APIProblem) {
+        guard let token, !token.admits(request.headers.first(name: "Authorization")) else { return }
         var problem = APIProblem(.unauthorized, "missing or wrong bearer token: send Authorization: Bearer <the token in [api] token_file>")
         problem.challenge = true
         throw problem
     }
 
-    private func only(_ methods: [HTTPMethod], _ request: HTTPRequest) throws(APIProblem) {
+    private func only(_ methods: [HTTPMethod], _ request: APIRequest) throws(APIProblem) {
         guard methods.contains(request.method) else {
             var problem = APIProblem(.methodNotAllowed, "\(request.path) takes \(methods.map(\.rawValue).joined(separator: " or ")), "
                                      + "not \(request.method.rawValue)")
@@ -64,29 +67,32 @@ struct SignatureRoutes: HTTPHandler {
         }
     }
 
-    private func start(_ request: HTTPRequest) async throws(APIProblem) -> HTTPResponse {
-        let data: Data
-        do { data = try await request.bodyData } catch { throw APIProblem(.badRequest, "cannot read the request body: \(error)") }
-        guard data.count <= Self.largestBody else {
-            throw APIProblem(.payloadTooLarge, "request body must be at most \(Self.largestBody) bytes")
-        }
-        let body = try StartBody.decode(data)
+    /// The body's size was checked before it was read (`[api] max_body_bytes`).
+    private func start(_ request: APIRequest) throws(APIProblem) -> APIResponse {
+        let body = try StartBody.decode(request.body)
         do { return .json(.created, try desk.start(prompt: body.prompt, timeout: body.timeout)) } catch { throw APIProblem(error) }
     }
 
-    private func status(_ id: String, _ request: HTTPRequest) async throws(APIProblem) -> HTTPResponse {
+    private func status(_ id: String, _ request: APIRequest) async throws(APIProblem) -> APIResponse {
         for item in request.query where item.name != "wait" {
             throw APIProblem(.badRequest, "unknown query parameter '\(item.name)' (known: wait)")
         }
-        let seconds = try waitSeconds(request.query["wait"])
-        let status = seconds > 0 ? await desk.wait(id: id, seconds: seconds) : desk.status(id: id)
-        guard let status else { throw APIProblem(DeskError.unknown(id: id)) }
+        let seconds = try waitSeconds(request.query("wait"))
+        guard seconds > 0 else {
+            guard let status = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
+            return .json(.ok, status)
+        }
+        guard let waited = await waits.holding({ await desk.wait(id: id, seconds: seconds) }) else {
+            throw APIProblem(.serviceUnavailable, "\(waits.limit) requests are already waiting with ?wait= ([api] max_waits): "
+                             + "ask again, or without wait")
+        }
+        guard let status = waited else { throw APIProblem(DeskError.unknown(id: id)) }
         return .json(.ok, status)
     }
 
     /// One of an accepted capture's files, as written to the outbox: the host need not share
     /// the kiosk's user to read the 0600 files.
-    private func file(_ kind: String, of id: String) throws(APIProblem) -> HTTPResponse {
+    private func file(_ kind: String, of id: String) throws(APIProblem) -> APIResponse {
         let types = ["png": "image/png", "svg": "image/svg+xml", "inkml": "application/inkml+xml", "json": "application/json"]
         guard let type = types[kind] else {
             throw APIProblem(.notFound, "no such file '\(kind)' (there are png, svg, inkml and json)")
@@ -103,22 +109,22 @@ struct SignatureRoutes: HTTPHandler {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw APIProblem(.gone, "\(path) is no longer in the outbox")
         }
-        return HTTPResponse(statusCode: .ok, headers: [.contentType: type, .cacheControl: "no-store"], body: data)
+        return APIResponse(status: .ok, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: data)
     }
 
     private func waitSeconds(_ text: String?) throws(APIProblem) -> Double {
         guard let text else { return 0 }
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-            throw APIProblem(.badRequest, "wait must be a number of seconds from 0 to \(formatSeconds(CaptureLimits.longestWait)) (got '\(text)')")
+            throw APIProblem(.badRequest, "wait must be a number of seconds from 0 to \(formatSeconds(longestWait)) (got '\(text)')")
         }
-        return min(seconds, CaptureLimits.longestWait)
+        return min(seconds, longestWait)
     }
 
     /// DELETE: a waiting capture is cancelled; an accepted one is acknowledged (its files removed).
-    private func cancel(_ id: String) async throws(APIProblem) -> HTTPResponse {
+    private func cancel(_ id: String) async throws(APIProblem) -> APIResponse {
         if desk.status(id: id)?.state == .accepted {
             do { _ = try desk.acknowledge(id: id) } catch { throw APIProblem(error) }
-            return HTTPResponse(statusCode: .noContent, headers: [.cacheControl: "no-store"])
+            return APIResponse(status: .noContent, headers: [("Cache-Control", "no-store")])
         }
         do {
             let asked = try desk.cancel(id: id)
@@ -187,7 +193,7 @@ struct StartBody: Decodable {
 
 /// An answer other than success: status code, message, and what helps the host act on it.
 struct APIProblem: Error {
-    var status: HTTPStatusCode
+    var status: HTTPResponseStatus
     var message: String
     /// With 409 busy: the capture that is waiting.
     var current: String?
@@ -198,7 +204,7 @@ struct APIProblem: Error {
     /// With 401: ask for a bearer token (WWW-Authenticate).
     var challenge = false
 
-    init(_ status: HTTPStatusCode, _ message: String) {
+    init(_ status: HTTPResponseStatus, _ message: String) {
         self.status = status; self.message = message
     }
 
@@ -233,15 +239,5 @@ private struct Health: Encodable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(ok, forKey: .ok)
         try c.encode(waiting, forKey: .waiting)   // null when idle, not left out
-    }
-}
-
-private extension HTTPResponse {
-    static func json(_ status: HTTPStatusCode, _ value: some Encodable) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var body = (try? encoder.encode(value)) ?? Data(#"{"error": "the answer could not be encoded"}"#.utf8)
-        body.append(0x0A)   // a line end, so that curl's output ends cleanly
-        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: body)
     }
 }

@@ -73,6 +73,9 @@ public final class Kiosk {
     public private(set) var stoppedByServiceKeys = false
     /// The exit status for that (the systemd unit's RestartPreventExitStatus=).
     public static let serviceExitStatus: Int32 = 10
+    /// Descriptors the kiosk needs besides the API's connections: DRM, input devices, epoll,
+    /// the journal and its compaction, capture and save files, with room to spare.
+    static let ownDescriptors: UInt64 = 128
     private var active = true
     /// When the kiosk began setting up, for the time to its first frame (logged once).
     private let startedAt = monotonicNow()
@@ -135,7 +138,14 @@ public final class Kiosk {
             let token = try options.screen.apiTokenFile.map(BearerToken.load)
             let stopped = try WakeSignal()
             apiStopped = stopped
-            let server = SignatureAPIServer(desk: desk, address: address, token: token) { _ in stopped.signal() }
+            var files = rlimit()
+            if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0,
+               UInt64(options.screen.apiLimits.maxConnections) + Self.ownDescriptors > UInt64(files.rlim_cur) {
+                // Connections would take the descriptors the journal and the outbox need.
+                log("warning: [api] max_connections = \(options.screen.apiLimits.maxConnections) and the kiosk's own "
+                    + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections")
+            }
+            let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.apiLimits, token: token) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server

@@ -179,7 +179,7 @@ extension KioskConfig {
             if let v = r.number("saves_days", in: t, at: "limits", 0...3650) { s.savesRetention.maxAgeDays = v }
         }
         if let t = r.table("api", in: root, at: "") {
-            r.only(["enabled", "listen", "default_timeout", "allow_remote", "token_file"], in: t, at: "api")
+            r.only(["enabled", "listen", "default_timeout", "allow_remote", "token_file"] + Self.apiLimitKeys, in: t, at: "api")
             let enabled = r.bool("enabled", in: t, at: "api") ?? false
             let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
             s.apiAllowRemote = r.bool("allow_remote", in: t, at: "api") ?? false
@@ -195,6 +195,7 @@ extension KioskConfig {
             }
             s.api = enabled ? listen : nil
             if let v = r.number("default_timeout", in: t, at: "api", 0...3600) { s.defaultTimeout = v > 0 ? v : nil }
+            readAPILimits(&r, t, into: &s.apiLimits)
         }
     }
 }
@@ -244,5 +245,27 @@ public struct InkSettingsPatch: Sendable {
         if let clickWhileDrawing { s.clickWhileDrawing = clickWhileDrawing }
         if let hover { s.hover = hover }
         if !devices.isEmpty { s.devices = devices }
+    }
+}
+
+extension KioskConfig {
+    static let apiLimitKeys = ["max_connections", "request_timeout", "idle_timeout", "max_request_line", "max_header_bytes",
+                               "max_body_bytes", "max_waits", "longest_wait"]
+
+    /// `[api]`'s limits (README, "Signature API"): what one client may cost the kiosk.
+    static func readAPILimits(_ r: inout ConfigReader, _ t: TOMLTable, into l: inout APILimits) {
+        typealias L = APILimits
+        if let v = r.integer("max_connections", in: t, at: "api", L.connectionsRange) { l.maxConnections = v }
+        if let v = r.number("request_timeout", in: t, at: "api", L.requestTimeoutRange) { l.requestTimeout = v }
+        if let v = r.number("idle_timeout", in: t, at: "api", L.idleTimeoutRange) { l.idleTimeout = v }
+        if let v = r.integer("max_request_line", in: t, at: "api", L.requestLineRange) { l.maxRequestLine = v }
+        if let v = r.integer("max_header_bytes", in: t, at: "api", L.headerBytesRange) { l.maxHeaderBytes = v }
+        if let v = r.integer("max_body_bytes", in: t, at: "api", L.bodyBytesRange) { l.maxBodyBytes = v }
+        if let v = r.integer("max_waits", in: t, at: "api", L.waitsRange) { l.maxWaits = v }
+        if let v = r.number("longest_wait", in: t, at: "api", L.longestWaitRange) { l.longestWait = v }
+        if l.maxRequestLine > l.maxHeaderBytes {
+            r.problem(t["max_request_line"] == nil ? "api.max_header_bytes" : "api.max_request_line",
+                      "max_request_line (\(l.maxRequestLine)) must not be more than max_header_bytes (\(l.maxHeaderBytes)): the line is part of the head")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import InkAPI
 import InkCore
 import InkRender
 import InkStorage
@@ -30,6 +31,8 @@ public struct ScreenSettings: Sendable, Equatable {
     public var apiAllowRemote = false
     /// `[api] token_file`: the bearer token every request must carry; nil: none asked for.
     public var apiTokenFile: String? = nil
+    /// `[api]`'s limits on what one client may cost: connections, sizes, timeouts, long polls.
+    public var apiLimits = APILimits()
     /// Seconds a host's request waits for a signature when it names no timeout; nil: forever.
     public var defaultTimeout: Double? = nil
     public init() {}

@@ -1,10 +1,12 @@
-import FlyingSocks
 import Glibc
+import NIOCore
 
-/// Why the server's listener ended: its `accept` failed (EMFILE when the process is out of file
-/// descriptors, ENFILE, ENOBUFS, ECONNABORTED…), or listening again failed.
+/// Why the server could not take a connection: its `accept` failed (EMFILE when the process is
+/// out of file descriptors, ENFILE, ENOBUFS, ECONNABORTED…), the listening socket closed under
+/// it, or listening again failed.
 struct ListenerFailure: Equatable {
-    enum Stage: String { case accept, listen }
+    /// `closed`: the listening socket itself closed (an error the event loop could not pass).
+    enum Stage: String { case accept, closed, listen }
     var stage: Stage
     var errno: Int32?
     var text: String
@@ -14,12 +16,9 @@ struct ListenerFailure: Equatable {
     }
 
     init(stage: Stage, _ error: any Error) {
-        switch error as? SocketError {
-        case .failed(_, let code, let message)?:
-            self.init(stage: stage, errno: code, text: "\(message) (errno \(code))")
-        case .disconnected?:   // FlyingFox's word for a listening socket that hung up or was closed
-            self.init(stage: stage, errno: nil, text: "the listening socket was shut down")
-        default:
+        if let io = error as? IOError {
+            self.init(stage: stage, errno: io.errnoCode, text: "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))")
+        } else {
             self.init(stage: stage, errno: nil, text: "\(error)")
         }
     }
@@ -33,14 +32,14 @@ struct ListenerFailure: Equatable {
     var isPermanent: Bool { stage == .listen && !isShortage }
 }
 
-/// What the server does after its listener failed: listen again after a pause that doubles
-/// from 10 ms to 1 s while failures follow each other, or give up for good. Each distinct
+/// What the server does after accepting or listening failed: try again after a pause that
+/// doubles from 10 ms to 1 s while failures follow each other, or give up for good. Each distinct
 /// error is logged the first time, then at its 10th, 100th, 1000th… time with the count, so a
 /// storm of EMFILE cannot flood the journal.
 struct ListenerRecovery {
     static let firstPause: Duration = .milliseconds(10)
     static let longestPause: Duration = .seconds(1)
-    /// A listener that ran this long (seconds) without failing counts as recovered: the next
+    /// After this long (seconds) without a failure the listener counts as recovered: the next
     /// pause is short again.
     static let steadyAfter = 10.0
 
@@ -52,27 +51,24 @@ struct ListenerRecovery {
     private let shortest: Duration
     private(set) var pause: Duration
     private(set) var counts: [String: Int] = [:]
-    private var listeningSince: Double?
+    private var lastFailure: Double?
 
     init(firstPause: Duration = Self.firstPause) {
         shortest = firstPause
         pause = firstPause
     }
 
-    /// The listener is up (again) at `now` (seconds on a monotonic clock).
-    mutating func listening(at now: Double) { listeningSince = now }
-
     mutating func failed(_ failure: ListenerFailure, at now: Double) -> Step {
         if failure.isPermanent { return .giveUp("cannot listen again: \(failure.text)") }
-        if let since = listeningSince, now - since >= Self.steadyAfter { pause = shortest }
-        listeningSince = nil
+        if let last = lastFailure, now - last >= Self.steadyAfter { pause = shortest }
+        lastFailure = now
         let key = "\(failure.stage.rawValue): \(failure.text)"
         let count = counts[key, default: 0] + 1
         counts[key] = count
         let wait = pause
         pause = min(pause * 2, Self.longestPause)
         let log: String? = Self.isPowerOfTen(count)
-            ? "\(failure.stage.rawValue) failed: \(failure.text)\(count > 1 ? " (\(count) times so far)" : ""); listening again in \(Self.show(wait))"
+            ? "\(failure.stage == .closed ? failure.text : "\(failure.stage.rawValue) failed: \(failure.text)")\(count > 1 ? " (\(count) times so far)" : ""); \(failure.stage == .accept ? "accepting" : "listening") again in \(Self.show(wait))"
             : nil
         return .listenAgain(after: wait, log: log)
     }

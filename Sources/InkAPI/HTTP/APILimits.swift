@@ -1,0 +1,33 @@
+/// What one client may cost the kiosk: `[api]`'s limits. Every field has a default that a POS
+/// integration never meets, and a range the config checks.
+public struct APILimits: Sendable, Equatable {
+    /// Connections open at once; one more is answered 503 and closed at once.
+    public var maxConnections = 256
+    /// Seconds a client has to send a whole request (line, headers, body), counted from its
+    /// first byte, or from the connection's start for a new one: else 408 and the connection closes.
+    public var requestTimeout = 10.0
+    /// Seconds a kept-alive connection may wait for its next request.
+    public var idleTimeout = 30.0
+    /// Bytes of the request line (`GET /path HTTP/1.1`): longer is 414.
+    public var maxRequestLine = 8 * 1024
+    /// Bytes of the request line and headers together: more is 431.
+    public var maxHeaderBytes = 16 * 1024
+    /// Bytes of a body: a longer Content-Length is 413 before the body is read.
+    public var maxBodyBytes = 16 * 1024
+    /// Long polls (`?wait=`) held at once; one more is 503.
+    public var maxWaits = 32
+    /// Seconds a long poll may hold its connection; a longer `?wait=` is cut to this.
+    public var longestWait = 60.0
+
+    public init() {}
+
+    /// The ranges the config allows. The head limits stay below the HTTP decoder's own 80 KiB.
+    public static let connectionsRange = 1...4096
+    public static let requestTimeoutRange = 1.0...300
+    public static let idleTimeoutRange = 1.0...3600
+    public static let requestLineRange = 256...65_536
+    public static let headerBytesRange = 1024...65_536
+    public static let bodyBytesRange = 1024...1_048_576
+    public static let waitsRange = 1...1024
+    public static let longestWaitRange = 1.0...600
+}

@@ -1,0 +1,100 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The last handler on a connection: gathers a request (refusing a body over the limit before
+/// reading it), hands it to the routes on a task, and writes the answer back on the event loop.
+/// The routes may wait (a long poll); the event loop never does.
+final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let routes: SignatureRoutes
+    private let guardian: RequestGuard
+    private let maxBody: Int
+    private var head: HTTPRequestHead?
+    private var body = Data()
+    /// The routes' task for the request in hand: cancelled if the client goes (its long poll ends).
+    private var answering: Task<Void, Never>?
+
+    init(routes: SignatureRoutes, guardian: RequestGuard, maxBody: Int) {
+        self.routes = routes
+        self.guardian = guardian
+        self.maxBody = maxBody
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        answering?.cancel()
+        answering = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            // Judged by its announced length, before a byte of it is read.
+            let lengths = requestHead.headers["Content-Length"]
+            if let length = lengths.first.flatMap(Int.init), length > maxBody {
+                tooLarge()
+                return
+            }
+            head = requestHead
+            body = Data()
+        case .body(let chunk):
+            guard head != nil else { return }
+            // Chunked bodies carry no length: count as they come.
+            guard body.count + chunk.readableBytes <= maxBody else {
+                tooLarge()
+                return
+            }
+            body.append(contentsOf: chunk.readableBytesView)
+        case .end:
+            guard let requestHead = head else { return }
+            head = nil
+            guardian.requestReceived()
+            guard let request = APIRequest(head: requestHead, body: body) else {
+                write(.error(.badRequest, "the request target must be a path such as /signatures, with valid %-escapes"),
+                      for: requestHead, context: context)
+                return
+            }
+            body = Data()
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            let routes = self.routes
+            answering = Task {
+                let response = await routes.handle(request)
+                loop.execute {
+                    let (handler, context) = bound.value
+                    handler.answering = nil
+                    handler.write(response, for: requestHead, context: context)
+                }
+            }
+        }
+    }
+
+    private func tooLarge() {
+        head = nil
+        body = Data()
+        guardian.refuse(.error(.payloadTooLarge, "the request body is longer than \(maxBody) bytes ([api] max_body_bytes)"))
+    }
+
+    private func write(_ response: APIResponse, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let keepAlive = request.isKeepAlive
+        var headers = HTTPHeaders(response.headers)
+        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        else if request.version.major == 1 && request.version.minor == 0 { headers.replaceOrAdd(name: "Connection", value: "keep-alive") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers))),
+                      promise: nil)
+        if !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if keepAlive {
+            guardian.answered()
+        } else {
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+}
