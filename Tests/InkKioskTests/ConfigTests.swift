@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import InkCore
 import InkRender
+import InkAPI
 @testable import InkKiosk
 
 @Suite struct Config {
@@ -187,6 +188,43 @@ import InkRender
                 "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits)",
             ]
             #expect(lines == expected)
+        }
+    }
+
+    @Test func theAPIsLimitsAreReadAndCheckedWithTheirLines() throws {
+        let c = try KioskConfig.parse("""
+            [api]
+            max_connections = 16
+            request_timeout = 2.5
+            idle_timeout = 5
+            max_request_line = 1024
+            max_header_bytes = 4096
+            max_body_bytes = 2048
+            max_waits = 3
+            longest_wait = 20
+            """, file: "k.toml")
+        var expected = APILimits()
+        expected.maxConnections = 16; expected.requestTimeout = 2.5; expected.idleTimeout = 5
+        expected.maxRequestLine = 1024; expected.maxHeaderBytes = 4096; expected.maxBodyBytes = 2048
+        expected.maxWaits = 3; expected.longestWait = 20
+        #expect(c.screen.apiLimits == expected)
+        do {
+            _ = try KioskConfig.parse("""
+                [api]
+                max_connections = 0
+                request_timeout = "ten"
+                max_request_line = 20000
+                max_header_bytes = 10000
+                max_waits = 2.5
+                """, file: "k.toml")
+            Issue.record("bad limits accepted")
+        } catch let e as ConfigError {
+            #expect(e.description.components(separatedBy: "\n") == [
+                "k.toml:2: api.max_connections: must be between 1 and 4096 (got 0)",
+                "k.toml:3: api.request_timeout: must be a number, not a string",
+                "k.toml:4: api.max_request_line: max_request_line (20000) must not be more than max_header_bytes (10000): the line is part of the head",
+                "k.toml:6: api.max_waits: must be a whole number, not 2.5",
+            ], "\(e.description)")
         }
     }
 
