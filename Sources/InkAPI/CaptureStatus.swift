@@ -112,6 +112,8 @@ public protocol CaptureArchive: Sendable {
     func ended(_ status: CaptureStatus)
     /// The host took an accepted capture: its files go; returns the status without them.
     func acknowledge(_ status: CaptureStatus, at time: String) throws -> CaptureStatus
+    /// Returns once every outcome reported so far is written (`ended` may write later).
+    func settle()
 }
 
 /// The limits the desk and the HTTP API check.

@@ -180,6 +180,9 @@ public final class SignatureDesk: Sendable {
         }
     }
 
+    /// Returns once every outcome is written to the archive (the server is stopping).
+    func settle() { archive?.settle() }
+
     /// `wait` calls in progress.
     var longPolls: Int { ledger.withLock { $0.waiters.count } }
 

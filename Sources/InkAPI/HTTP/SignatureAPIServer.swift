@@ -107,6 +107,7 @@ public final class SignatureAPIServer: Sendable {
         gate.closeAll()
         try? await group.shutdownGracefully()
         if case .unix(let path) = address { unlink(path) }
+        desk.settle()
     }
 
     /// Where it listens; with port 0, the port the kernel picked. Nil before `start`.

@@ -13,6 +13,10 @@ public final class OutboxArchive: CaptureArchive {
     /// What start-up did, for the log.
     public let notes: [String]
     private let log: RequestLog
+    /// Every append goes through here, in order. The kiosk thread reports outcomes and must
+    /// not wait for a disk; the API's tasks wait for theirs (a request is on disk before its id
+    /// is given out).
+    private let appends = DispatchQueue(label: "inkkiosk.outbox-requests")
 
     /// Rebuilds the history: a capture directory is `accepted` (whatever the log says: its rename
     /// was the commit); an id the log started and never ended is `interrupted` (its Accept, if
@@ -93,21 +97,28 @@ public final class OutboxArchive: CaptureArchive {
     }
 
     public func started(_ status: CaptureStatus) throws {
-        try log.append(.init(id: status.id, event: .started, at: status.created, prompt: status.prompt, timeout: status.timeout),
-                       durable: true)
+        try appends.sync {
+            try log.append(.init(id: status.id, event: .started, at: status.created, prompt: status.prompt, timeout: status.timeout),
+                           durable: true)
+        }
     }
 
     /// Not synced: the outcome that matters, accepted, is the capture's directory itself; a
     /// cancel or time-out lost to a cut reads as `interrupted`, also "not accepted". The next
     /// request's sync takes this line to disk anyway.
     public func ended(_ status: CaptureStatus) {
-        try? log.append(Self.ended(status), durable: false)
+        let entry = Self.ended(status)
+        appends.async { [log] in try? log.append(entry, durable: false) }
     }
+
+    public func settle() { appends.sync {} }
 
     public func acknowledge(_ status: CaptureStatus, at time: String) throws -> CaptureStatus {
         // The record first: a crash between the two removes the files at the next start.
-        try log.append(.init(id: status.id, event: .acknowledged, at: time), durable: true)
-        try SignatureCapture.remove(status.id, outbox: outbox)
+        try appends.sync {
+            try log.append(.init(id: status.id, event: .acknowledged, at: time), durable: true)
+            try SignatureCapture.remove(status.id, outbox: outbox)
+        }
         var done = status
         done.files = nil
         done.acknowledged = time
