@@ -11,6 +11,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -37,8 +38,10 @@ let package = Package(
         .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
-        // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings.
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto", "CLinux"]),
+        // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
+        // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto", "CLinux",
+                                                  .product(name: "Crypto", package: "swift-crypto")]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.

@@ -10,7 +10,9 @@ public enum CaptureState: String, Codable, Sendable {
 
 /// What the kiosk wrote to the outbox for an accepted signature: `directory` is the capture's
 /// own (`OUTBOX/ID`), `png` … `json` the paths `SignatureCapture.write(to:)` returns inside it,
-/// `samples` the pen samples kept.
+/// `samples` the pen samples kept. `encryptedTo`: the PNG, SVG and InkML are encrypted
+/// (`ID.png.hpke`, …) to the X25519 key with this fingerprint (hex SHA-256 of the raw public
+/// key); absent when they are plain.
 public struct CaptureFiles: Codable, Sendable, Equatable {
     public var directory: String
     public var png: String
@@ -18,10 +20,11 @@ public struct CaptureFiles: Codable, Sendable, Equatable {
     public var inkml: String
     public var json: String
     public var samples: Int
+    public var encryptedTo: String?
 
-    public init(directory: String, png: String, svg: String, inkml: String, json: String, samples: Int) {
+    public init(directory: String, png: String, svg: String, inkml: String, json: String, samples: Int, encryptedTo: String? = nil) {
         self.directory = directory; self.png = png; self.svg = svg; self.inkml = inkml; self.json = json
-        self.samples = samples
+        self.samples = samples; self.encryptedTo = encryptedTo
     }
 }
 

@@ -91,10 +91,9 @@ struct SignatureRoutes: Sendable {
     }
 
     /// One of an accepted capture's files, as written to the outbox: the host need not share
-    /// the kiosk's user to read the 0600 files.
+    /// the kiosk's user to read the 0600 files. Encrypted files as they are (`CaptureDownload`).
     private func file(_ kind: String, of id: String) throws(APIProblem) -> APIResponse {
-        let types = ["png": "image/png", "svg": "image/svg+xml", "inkml": "application/inkml+xml", "json": "application/json"]
-        guard let type = types[kind] else {
+        guard CaptureDownload.types[kind] != nil else {
             throw APIProblem(.notFound, "no such file '\(kind)' (there are png, svg, inkml and json)")
         }
         guard let status = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
@@ -105,11 +104,13 @@ struct SignatureRoutes: Sendable {
             let why = status.acknowledged.map { "the host acknowledged it at \($0)" } ?? "the outbox's retention removed them"
             throw APIProblem(.gone, "signature \(id)'s files were removed: \(why)")
         }
-        let path = ["png": files.png, "svg": files.svg, "inkml": files.inkml, "json": files.json][kind] ?? ""
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw APIProblem(.gone, "\(path) is no longer in the outbox")
+        let download = CaptureDownload(kind: kind, of: files)
+        guard let download, let data = FileManager.default.contents(atPath: download.path) else {
+            throw APIProblem(.gone, "\(download?.path ?? files.directory) is no longer in the outbox")
         }
-        return APIResponse(status: .ok, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: data)
+        return APIResponse(status: .ok, headers: [("Content-Type", download.contentType), ("Cache-Control", "no-store")]
+                           + download.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                           body: data)
     }
 
     private func waitSeconds(_ text: String?) throws(APIProblem) -> Double {

@@ -123,6 +123,7 @@ public final class Kiosk {
             } catch {
                 log("warning: outbox: \(error)")
             }
+            if let key = options.screen.encryptTo { log("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
         }
         if let listen = options.screen.api, let signature = screen as? SignatureScreen {
             // What the host was told before this start answers again: accepted, interrupted, …

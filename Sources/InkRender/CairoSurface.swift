@@ -1,4 +1,5 @@
 import CCairo
+import Foundation
 import InkCore
 
 /// Pixel formats the renderer uses: XRGB8888 for what the screen shows (the DRM scanout
@@ -62,6 +63,16 @@ public final class ImageSurface: @unchecked Sendable {
         guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot write \(path)", status) }
     }
 
+    /// The PNG `writePNG` would write, in memory.
+    public func pngData() throws -> Data {
+        let sink = CairoByteSink()
+        let status = withExtendedLifetime(sink) {
+            cairo_surface_write_to_png_stream(surface, CairoByteSink.write, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot encode the PNG", status) }
+        return sink.data
+    }
+
     /// Reads a PNG (for tests that compare renderings).
     public static func readPNG(_ path: String) throws -> ImageSurface {
         guard let s = cairo_image_surface_create_from_png(path) else { throw RenderError("cannot read \(path)") }
@@ -74,6 +85,19 @@ public final class ImageSurface: @unchecked Sendable {
         surface = s
         size = PixelSize(width: Int(cairo_image_surface_get_width(s)), height: Int(cairo_image_surface_get_height(s)))
         format = cairo_image_surface_get_format(s) == CAIRO_FORMAT_RGB24 ? .xrgb : .argb
+    }
+}
+
+/// Collects what cairo writes to a stream (a PNG or SVG made in memory).
+final class CairoByteSink {
+    var data = Data()
+
+    static let write: cairo_write_func_t = { closure, bytes, length in
+        guard let closure else { return CAIRO_STATUS_WRITE_ERROR }
+        if let bytes, length > 0 {
+            Unmanaged<CairoByteSink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
+        }
+        return CAIRO_STATUS_SUCCESS
     }
 }
 

@@ -1,4 +1,5 @@
 import CCairo
+import Foundation
 import InkCore
 
 /// Writes the finished ink as PNG, SVG or PDF. Every format is drawn by the same code as the
@@ -18,6 +19,27 @@ public struct Exporter {
         let image = try ImageSurface(size: size, format: .argb)
         draw(strokes, on: image.surface)
         try image.writePNG(to: path)
+    }
+
+    /// The PNG `png(_:to:)` writes, in memory (a signature to be encrypted before it reaches the disk).
+    public func pngData(_ strokes: [Stroke]) throws -> Data {
+        let image = try ImageSurface(size: size, format: .argb)
+        draw(strokes, on: image.surface)
+        return try image.pngData()
+    }
+
+    /// The SVG `svg(_:to:)` writes, in memory.
+    public func svgData(_ strokes: [Stroke]) throws -> Data {
+        let sink = CairoByteSink()
+        try withExtendedLifetime(sink) {
+            guard let surface = cairo_svg_surface_create_for_stream(CairoByteSink.write, Unmanaged.passUnretained(sink).toOpaque(),
+                                                                    Double(size.width), Double(size.height)) else {
+                throw RenderError("cannot create an SVG surface")
+            }
+            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
+            try finish(surface, strokes, "the SVG")
+        }
+        return sink.data
     }
 
     /// The part of the page the ink covers, grown by `margin` and kept on the page, in whole pixels.

@@ -7,7 +7,9 @@ import InkRender
 /// One accepted signature, written to an outbox directory for the host system as a directory
 /// of its own, `NAME/`, holding `NAME.png` (transparent, cropped to the ink with a margin),
 /// `NAME.svg`, `NAME.inkml` (every sample, for verifying the dynamics) and `NAME.json`
-/// (metadata with the SHA-256 of the other three). The four are written into a hidden
+/// (metadata with the SHA-256 of the other three). With `encryptTo` set, the PNG, SVG and
+/// InkML are encrypted in memory before anything is written (`NAME.png.hpke`, … : `SealedFile`)
+/// and the JSON, which holds no ink, says to which key. The four are written into a hidden
 /// `.NAME.partial/` (mode 0700, each file created 0600), synced, and the directory is renamed
 /// to `NAME/`: a host sees all four files or none, and a crash leaves only the hidden directory.
 public struct SignatureCapture: Sendable {
@@ -19,10 +21,22 @@ public struct SignatureCapture: Sendable {
         public var screen: Screen
         public var strokes: Int
         public var samples: Int
+        /// Of the other three files as they are in the directory (encrypted ones: their encrypted bytes).
         public var sha256: [String: String]
+        /// Present when the PNG, SVG and InkML are encrypted.
+        public var encryption: Encryption?
 
         public struct Screen: Codable, Sendable, Equatable {
             public var width: Int, height: Int, dpi: Double
+        }
+
+        public struct Encryption: Codable, Sendable, Equatable {
+            /// `SealedFile.scheme`.
+            public var scheme: String
+            /// Which key opens the files: the hex SHA-256 of its raw 32-byte public key.
+            public var recipient: String
+            /// The encrypted files, e.g. `ID.png.hpke`.
+            public var files: [String]
         }
     }
 
@@ -35,13 +49,16 @@ public struct SignatureCapture: Sendable {
     public var ended: Date
     /// Around the ink in the cropped PNG and SVG, in pixels.
     public var margin = 16.0
+    /// When set, the PNG, SVG and InkML are stored only encrypted to this key.
+    public var encryptTo: SealingKey? = nil
 
     public init(name: String, strokes: [Stroke], screen: PixelSize, dpi: Double, device: String, started: Date, ended: Date) {
         self.name = name; self.strokes = strokes; self.screen = screen; self.dpi = dpi
         self.device = device; self.started = started; self.ended = ended
     }
 
-    /// Writes the capture into `outbox/NAME/`; returns the four paths. An empty signature is refused.
+    /// Writes the capture into `outbox/NAME/`; returns the four paths (the encrypted files' with
+    /// `.hpke`). An empty signature is refused.
     @discardableResult
     public func write(to outbox: String) throws -> [String] {
         try write(to: outbox, stoppingAt: nil)
@@ -66,20 +83,31 @@ public struct SignatureCapture: Sendable {
         guard mkdir(partial, 0o700) == 0 else { throw StorageError.errno("cannot create \(partial)") }
         do {
             let exporter = page.cropped(to: crop)
-            var hashes: [String: String] = [:]
-            func produce(_ ext: String, _ body: (String) throws -> Void) throws {
-                hashes["\(name).\(ext)"] = Self.sha256(try DurableFile.produced("\(partial)/\(name).\(ext)", body))
-                if stop == .written(files: hashes.count) { throw Stopped() }
+            var hashes: [String: String] = [:], written = 0
+            // Each file is made in memory (and encrypted there), then created 0600 and synced.
+            func produce(_ ext: String, _ bytes: () throws -> Data) throws {
+                var file = "\(name).\(ext)", data = try bytes()
+                if let encryptTo, Self.sealedExtensions.contains(ext) {
+                    data = try SealedFile.seal(data, name: file, to: encryptTo)
+                    file += SealedFile.suffix
+                }
+                try DurableFile.create("\(partial)/\(file)", data)
+                hashes[file] = Self.sha256(data)
+                written += 1
+                if stop == .written(files: written) { throw Stopped() }
             }
-            try produce("png") { try exporter.png(strokes, to: $0) }
-            try produce("svg") { try exporter.svg(strokes, to: $0) }
-            try produce("inkml") { try DurableFile.create($0, Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)) }
+            try produce("png") { try exporter.pngData(strokes) }
+            try produce("svg") { try exporter.svgData(strokes) }
+            try produce("inkml") { Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8) }
+            let encryption = encryptTo.map {
+                Metadata.Encryption(scheme: SealedFile.scheme, recipient: $0.fingerprint, files: Array(Self.fileNames(of: name, sealed: true).dropLast()))
+            }
             let meta = Metadata(captureId: name, started: Self.timestamp(started), ended: Self.timestamp(ended), device: device,
                                 screen: .init(width: screen.width, height: screen.height, dpi: dpi), strokes: strokes.count,
-                                samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes)
+                                samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes, encryption: encryption)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try produce("json") { try DurableFile.create($0, try encoder.encode(meta)) }
+            try produce("json") { try encoder.encode(meta) }
             try DurableFile.sync(partial)   // the four names inside, before the directory can be seen
             guard rename(partial, final) == 0 else { throw StorageError.errno("cannot rename \(partial) to \(final)") }
             if stop == .renamed { throw Stopped() }
@@ -90,13 +118,21 @@ public struct SignatureCapture: Sendable {
             throw error
         }
         try DurableFile.sync(outbox)   // the rename itself survives a power cut
-        return Self.extensions.map { "\(final)/\(name).\($0)" }
+        return Self.fileNames(of: name, sealed: encryptTo != nil).map { "\(final)/\($0)" }
     }
 
     struct Stopped: Error {}
 
     /// The files of one capture, in the order `write` produces them (the JSON last).
     public static let extensions = ["png", "svg", "inkml", "json"]
+    /// The files that hold ink, encrypted when the kiosk has a key.
+    public static let sealedExtensions = ["png", "svg", "inkml"]
+
+    /// A capture's file names, in `extensions` order: `NAME.png` or `NAME.png.hpke`, …, `NAME.json`.
+    public static func fileNames(of name: String, sealed: Bool) -> [String] {
+        extensions.map { "\(name).\($0)" + (sealed && sealedExtensions.contains($0) ? SealedFile.suffix : "") }
+    }
+
     /// What a capture's directory is called while it is written: `.NAME.partial`.
     static let partialSuffix = ".partial"
 
@@ -163,7 +199,8 @@ public struct SignatureCapture: Sendable {
             let json = "\(dir)/\(name).json"
             do {
                 let meta = try JSONDecoder().decode(Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
-                found[name] = Stored(name: name, metadata: meta, paths: extensions.map { "\(dir)/\(name).\($0)" })
+                found[name] = Stored(name: name, metadata: meta,
+                                     paths: fileNames(of: name, sealed: meta.encryption != nil).map { "\(dir)/\($0)" })
             } catch {
                 problems.append("\(json): \(error)")
             }

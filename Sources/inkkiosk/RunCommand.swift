@@ -142,8 +142,9 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         do {
-            _ = try KioskConfig.load(path: file)
+            let config = try KioskConfig.load(path: file)
             print("\(file): ok")
+            if let key = config.screen.encryptTo { print("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
         } catch let e as ConfigError {
             throw CleanExit.message("\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s"):\n\(e)", code: 1)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import InkCore
 import InkStorage
+import InkAPI
 import InkRender
 import InkDisplay
 @testable import InkKiosk
@@ -211,6 +212,30 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req3.inkml", "req3.json", "req3.png", "req3.svg"])
         #expect(samples >= 40)
         #expect(screen.request == nil)
+    }
+
+    /// With a key, Accept stores the signature encrypted, and the host hears which key opens it.
+    @Test(.enabled(if: hasOpenSSL, "openssl is not installed: a real X25519 key pair is needed"))
+    func acceptWithAKeyStoresTheSignatureEncryptedAndTellsTheHost() throws {
+        let outbox = try emptyOutbox()
+        let pair = try opensslKeyPair(in: outbox + "/..", "screen-\(UUID().uuidString.prefix(8))")
+        var s = settings(outbox, hosted: true)
+        s.encryptTo = try SealingKey.load(path: pair.pub)
+        let booth = try Booth(s)
+        let screen = try #require(booth.screen as? SignatureScreen)
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        screen.serve(desk)
+        let request = try desk.start(prompt: nil, timeout: nil)
+        try booth.frame()
+        try booth.draw(signatureStroke)
+        try booth.tap(.accept)
+        let files = try #require(desk.status(id: request.id)?.files, "accepted with its files")
+        #expect(files.encryptedTo == s.encryptTo?.fingerprint)
+        let names = [files.png, files.svg, files.inkml, files.json].map { ($0 as NSString).lastPathComponent }
+        #expect(names == ["png.hpke", "svg.hpke", "inkml.hpke", "json"].map { "\(request.id).\($0)" })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory).sorted() == names.sorted())
+        let opened = try SealedFile.decrypt(file: files.png, with: try OpeningKey.load(path: pair.key), into: outbox + "/..")
+        #expect(try ImageSurface.readPNG(opened).size.width > 300)
     }
 
     /// Accept writes the files on another thread: the screen says "Saving…", the host hears

@@ -786,3 +786,48 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
         await server.stop()
     }
 }
+
+extension SignatureAPI {
+    /// With `[signature] encrypt_to`, the host gets the files as they are stored: encrypted,
+    /// marked, and named for `inkkiosk decrypt`.
+    @Test(.enabled(if: hasOpenSSL, "openssl is not installed: a real X25519 key pair is needed"))
+    func encryptedFilesAreServedAsTheyAreStored() async throws {
+        let outbox = try temporaryOutbox()
+        let pair = try opensslKeyPair(in: outbox + "/..", "api-\(UUID().uuidString.prefix(8))")
+        let key = try SealingKey.load(path: pair.pub)
+        var capture = SignatureCapture(name: "sig-enc", strokes: StandInKiosk.strokes, screen: screenSize, dpi: 96, device: "Test Pen",
+                                       started: Date(timeIntervalSinceNow: -3), ended: Date())
+        capture.encryptTo = key
+        let paths = try capture.write(to: outbox)
+        try await withAPI(outbox: outbox) { api, _ in
+            let status = try await curl("GET", "/signatures/sig-enc", at: api)
+            let files = try #require(try status.status().files, "\(status.body)")
+            #expect(files.encryptedTo == key.fingerprint && files.png == paths[0] && files.png.hasSuffix(".png.hpke"), "\(status.body)")
+            #expect(status.body.contains("\"encryptedTo\" : \"\(key.fingerprint)\""), "\(status.body)")
+
+            let dir = outbox + "/../api-download-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for (kind, path) in [("png", paths[0]), ("svg", paths[1]), ("inkml", paths[2]), ("json", paths[3])] {
+                let arguments = api.curlOptions + ["-s", "-S", "-D", "\(dir)/\(kind).headers", "-o", "\(dir)/\(kind).body",
+                                                   "\(api.base)/signatures/sig-enc/\(kind)"]
+                try await onAThread {
+                    let fetched = try run("/usr/bin/curl", arguments)
+                    #expect(fetched.status == 0, "\(fetched.stderr)")
+                }
+                let headers = try String(contentsOfFile: "\(dir)/\(kind).headers", encoding: .utf8).lowercased()
+                #expect(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(kind).body")) == Data(contentsOf: URL(fileURLWithPath: path)))
+                if kind == "json" {
+                    #expect(headers.contains("content-type: application/json") && !headers.contains("inkkiosk-encrypted-to"), "\(headers)")
+                } else {
+                    #expect(headers.contains("content-type: application/octet-stream"), "\(headers)")
+                    #expect(headers.contains("inkkiosk-encrypted-to: \(key.fingerprint)"), "\(headers)")
+                    #expect(headers.contains("content-disposition: attachment; filename=\"sig-enc.\(kind).hpke\""), "\(headers)")
+                }
+            }
+            // What the host downloaded opens with its private key.
+            try FileManager.default.moveItem(atPath: "\(dir)/inkml.body", toPath: "\(dir)/sig-enc.inkml.hpke")
+            let opened = try SealedFile.decrypt(file: "\(dir)/sig-enc.inkml.hpke", with: try OpeningKey.load(path: pair.key))
+            #expect(try String(contentsOfFile: opened, encoding: .utf8).contains("<ink"))
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import InkCore
 import InkAPI
+import InkStorage
 import TOMLKit
 
 /// The kiosk's configuration file (TOML), checked strictly: an unknown key, a wrong type or an
@@ -147,8 +148,12 @@ extension KioskConfig {
             }
         }
         if let t = r.table("signature", in: root, at: "") {
-            r.only(["outbox"], in: t, at: "signature")
+            r.only(["outbox", "encrypt_to"], in: t, at: "signature")
             if let v = r.path("outbox", in: t, at: "signature") { s.outbox = v }
+            // Read once, here: a missing or wrong key stops the kiosk at start, and check-config says so.
+            if let v = r.path("encrypt_to", in: t, at: "signature") {
+                do { s.encryptTo = try SealingKey.load(path: v) } catch { r.problem("signature.encrypt_to", "\(error)") }
+            }
         }
         if let t = r.table("classroom", in: root, at: "") {
             r.only(["save_dir", "palette", "widths"], in: t, at: "classroom")

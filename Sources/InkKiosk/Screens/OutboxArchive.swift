@@ -132,7 +132,8 @@ public final class OutboxArchive: CaptureArchive {
     static func files(_ capture: SignatureCapture.Stored) -> CaptureFiles {
         let p = capture.paths
         return CaptureFiles(directory: URL(fileURLWithPath: p[0]).deletingLastPathComponent().path,
-                            png: p[0], svg: p[1], inkml: p[2], json: p[3], samples: capture.metadata.samples)
+                            png: p[0], svg: p[1], inkml: p[2], json: p[3], samples: capture.metadata.samples,
+                            encryptedTo: capture.metadata.encryption?.recipient)
     }
 
     /// The ids retention lets go: beyond the newest `keep`, or created more than `maxAgeDays` ago.

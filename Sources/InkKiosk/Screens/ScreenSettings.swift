@@ -13,6 +13,8 @@ public struct ScreenSettings: Sendable, Equatable {
     /// The screen's pixels per inch; nil: from the screen's EDID size (96 if it has none).
     public var dpi: Double? = nil
     public var outbox = "/var/lib/inkkiosk/outbox"
+    /// `[signature] encrypt_to`: captures' PNG, SVG and InkML are stored only encrypted to this key.
+    public var encryptTo: SealingKey? = nil
     public var saveDirectory = "/var/lib/inkkiosk/saved"
     /// How many captures and saves stay on the device, and for how long (`[limits]`).
     public var outboxRetention = Retention(keep: 1000, maxAgeDays: 30)
@@ -57,6 +59,7 @@ public struct ScreenSettings: Sendable, Equatable {
         case .signature:
             var s = SignatureScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
+            s.encryptTo = encryptTo
             return SignatureScreen(settings: s, metrics: metrics)
         case .classroom:
             var s = ClassroomScreen.Settings()

@@ -26,10 +26,11 @@ extension SignatureScreen {
         onFinished = { [weak desk, unowned self] id, outcome in
             switch outcome {
             case .accepted(let paths, let samples):
-                func path(_ ext: String) -> String { paths.first { $0.hasSuffix(".\(ext)") } ?? "" }
-                let directory = URL(fileURLWithPath: path("png")).deletingLastPathComponent().path
-                let files = CaptureFiles(directory: directory, png: path("png"), svg: path("svg"), inkml: path("inkml"),
-                                         json: path("json"), samples: samples)
+                // In `SignatureCapture.extensions` order: png, svg, inkml (each maybe `.hpke`), json.
+                func path(_ i: Int) -> String { i < paths.count ? paths[i] : "" }
+                let directory = URL(fileURLWithPath: path(0)).deletingLastPathComponent().path
+                let files = CaptureFiles(directory: directory, png: path(0), svg: path(1), inkml: path(2),
+                                         json: path(3), samples: samples, encryptedTo: self.settings.encryptTo?.fingerprint)
                 desk?.finish(id: id, state: .accepted, reason: nil, files: files)
             case .cancelled(let reason):
                 desk?.finish(id: id, state: .cancelled, reason: reason, files: nil)

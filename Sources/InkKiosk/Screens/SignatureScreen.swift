@@ -16,6 +16,8 @@ public final class SignatureScreen: KioskScreen {
         public var retention = Retention(keep: 0, maxAgeDays: 0)
         /// Requests come from a host; without one the kiosk is always ready for the next signature.
         public var hosted = false
+        /// The key captures are encrypted to; nil: stored plain.
+        public var encryptTo: SealingKey? = nil
         public init() {}
     }
 
@@ -118,8 +120,10 @@ public final class SignatureScreen: KioskScreen {
         // The device that signed: a pen if one did, else the touchscreen.
         let signers = strokes.filter(\.source.isPen) + strokes.filter { !$0.source.isPen }
         let device = signers.lazy.compactMap { pipeline.deviceNames[$0.source.device] }.first ?? "unknown"
-        let capture = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
-                                       device: device, started: firstInk ?? Date(), ended: Date())
+        var draft = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
+                                     device: device, started: firstInk ?? Date(), ended: Date())
+        draft.encryptTo = settings.encryptTo
+        let capture = draft
         // The files are written and synced elsewhere: the signer sees "Saving…", and the thank-you
         // (and the host its "accepted") only once they are on disk.
         saving = name

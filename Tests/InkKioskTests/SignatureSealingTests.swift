@@ -1,0 +1,342 @@
+import Foundation
+import Glibc
+import Testing
+import InkCore
+import InkRender
+@testable import InkStorage
+import InkAPI
+@testable import InkKiosk
+
+/// A real key pair, made by openssl as the README says: the private key (PKCS#8 PEM) and the
+/// public key (SubjectPublicKeyInfo PEM).
+func opensslKeyPair(in dir: String, _ name: String, algorithm: String = "X25519") throws -> (key: String, pub: String) {
+    let openssl = try #require(which("openssl"), "openssl is needed to make real key pairs")
+    let key = "\(dir)/\(name).key", pub = "\(dir)/\(name).pub"
+    let generated = try run(openssl, algorithm == "EC" ? ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]
+                                                       : ["genpkey", "-algorithm", algorithm, "-out", key])
+    try #require(generated.status == 0, "openssl genpkey: \(generated.stderr)")
+    let extracted = try run(openssl, ["pkey", "-in", key, "-pubout", "-out", pub])
+    try #require(extracted.status == 0, "openssl pkey: \(extracted.stderr)")
+    return (key, pub)
+}
+
+/// The fingerprint as a host computes it with openssl and sha256sum: SHA-256 of the raw 32-byte key.
+func opensslFingerprint(_ pub: String) throws -> String {
+    let der = pub + ".der"
+    let converted = try run(try #require(which("openssl")), ["pkey", "-pubin", "-in", pub, "-outform", "DER", "-out", der])
+    try #require(converted.status == 0, "\(converted.stderr)")
+    let raw = pub + ".raw"
+    try Data(contentsOf: URL(fileURLWithPath: der)).suffix(32).write(to: URL(fileURLWithPath: raw))
+    let sum = try run("/usr/bin/sha256sum", [raw])
+    return String(sum.stdout.prefix(64))
+}
+
+let hasOpenSSL = which("openssl") != nil
+
+extension Data {
+    func contains(_ text: String) -> Bool { range(of: Data(text.utf8)) != nil }
+    func contains(bytes: [UInt8]) -> Bool { range(of: Data(bytes)) != nil }
+}
+
+@Suite(.enabled(if: hasOpenSSL, "openssl is not installed: the round trip needs a real X25519 key pair made by openssl"))
+struct SignatureEncryption {
+    let dir: String
+    let strokes: [Stroke]
+
+    init() throws {
+        dir = try Fixtures.outputDirectory("sealing-\(UUID().uuidString.prefix(8))")
+        strokes = try replay("zigzag").pipeline.document.strokes
+    }
+
+    func capture(_ name: String, to key: SealingKey? = nil) -> SignatureCapture {
+        var c = SignatureCapture(name: name, strokes: strokes, screen: screenSize, dpi: 96, device: "Wacom Intuos5 touch M Pen",
+                                 started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004))
+        c.encryptTo = key
+        return c
+    }
+
+    func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    /// A file's bytes as they are, but for one thing the encryption has nothing to do with: cairo
+    /// numbers the SVG's groups with a counter of its own across the process (`id="surface896"`),
+    /// so two SVGs of the same strokes made one after the other differ there. That number is
+    /// blanked; every other byte must be equal. (`theSealedBytesAreTheBytesGiven` checks an SVG exactly.)
+    func comparable(_ data: Data) -> Data {
+        guard data.starts(with: Data("<?xml".utf8)) else { return data }
+        let text = String(decoding: data, as: UTF8.self)
+        return Data(text.replacingOccurrences(of: #"surface[0-9]+"#, with: "surface#", options: .regularExpression).utf8)
+    }
+
+    @Test func theSealedBytesAreTheBytesGiven() throws {
+        let pair = try opensslKeyPair(in: dir, "exact")
+        let key = try SealingKey.load(path: pair.pub), opening = try OpeningKey.load(path: pair.key)
+        let svg = try Exporter(size: screenSize, background: .transparent).svgData(strokes)
+        #expect(svg.starts(with: Data("<?xml".utf8)) && svg.count > 1000)
+        for (name, plain) in [("sig-x.svg", svg), ("sig-x.png", Data()), ("sig-x.inkml", Data(repeating: 0x41, count: 1 << 20))] {
+            let sealed = try SealedFile.seal(plain, name: name, to: key)
+            let header = try SealedFile.header(of: sealed, file: name)
+            #expect(sealed.count == plain.count + header.length + 16, "the header, the bytes, the tag")
+            let opened = try SealedFile.open(sealed, file: name, with: opening)
+            #expect(opened.name == name && opened.plain == plain)
+            #expect(try SealedFile.seal(plain, name: name, to: key) != sealed, "a fresh ephemeral key every time")
+        }
+    }
+
+    @Test func anEncryptedCaptureHoldsNoSignatureInTheClearAndDecryptsToThePlainFiles() throws {
+        let pair = try opensslKeyPair(in: dir, "host")
+        let key = try SealingKey.load(path: pair.pub)
+        #expect(key.fingerprint == (try opensslFingerprint(pair.pub)), "the fingerprint a host computes with openssl")
+
+        let plainOutbox = "\(dir)/plain", sealedOutbox = "\(dir)/sealed"
+        let id = "sig-0001"
+        let plain = try capture(id).write(to: plainOutbox)
+        let sealed = try capture(id, to: key).write(to: sealedOutbox)
+        #expect(sealed == ["png.hpke", "svg.hpke", "inkml.hpke", "json"].map { "\(sealedOutbox)/\(id)/\(id).\($0)" })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sealedOutbox) == [id], "no temporary files")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(sealedOutbox)/\(id)").sorted()
+                == sealed.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted())
+        #expect(mode("\(sealedOutbox)/\(id)") == 0o700)
+        for path in sealed { #expect(mode(path) == 0o600, "\(path)") }
+
+        // Nothing in the outbox shows the signature: no PNG, no SVG, no InkML, not even a piece.
+        let plainPNG = try bytes(plain[0]), plainInkML = try bytes(plain[2])
+        for name in try FileManager.default.subpathsOfDirectory(atPath: sealedOutbox) {
+            let path = "\(sealedOutbox)/\(name)"
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let data = try bytes(path)
+            #expect(!data.contains(bytes: [0x89, 0x50, 0x4e, 0x47]) && !data.contains("IHDR") && !data.contains("IDAT"), "PNG bytes in \(path)")
+            for text in ["<ink", "<svg", "<?xml", "<trace", "w3.org", "<path"] { #expect(!data.contains(text), "\(text) in \(path)") }
+            #expect(data.range(of: plainInkML.subdata(in: 400..<432)) == nil && data.range(of: plainPNG.subdata(in: 100..<132)) == nil)
+        }
+
+        // The JSON holds no ink, and says which key opens the files; its sums are the stored bytes'.
+        let meta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: try bytes(sealed[3]))
+        #expect(meta.encryption == .init(scheme: SealedFile.scheme, recipient: key.fingerprint,
+                                         files: ["\(id).png.hpke", "\(id).svg.hpke", "\(id).inkml.hpke"]))
+        let sums = try run("/usr/bin/sha256sum", Array(sealed.prefix(3)))
+        for line in sums.stdout.split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            #expect(meta.sha256[URL(fileURLWithPath: String(parts[1])).lastPathComponent] == String(parts[0]))
+        }
+        #expect(meta.sha256.count == 3 && meta.samples == strokes.reduce(0) { $0 + $1.samples.count })
+        let plainMeta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: try bytes(plain[3]))
+        let plainJSON = try bytes(plain[3])
+        #expect(plainMeta.encryption == nil && !plainJSON.contains("encryption"), "a plain capture's JSON is as before")
+
+        // The host's private key gives back exactly the files an unencrypted kiosk writes.
+        let opening = try OpeningKey.load(path: pair.key)
+        #expect(opening.publicKey == key)
+        let out = "\(dir)/opened"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        for (sealedPath, plainPath) in zip(sealed.prefix(3), plain.prefix(3)) {
+            let written = try SealedFile.decrypt(file: sealedPath, with: opening, into: out)
+            #expect(written == "\(out)/\(URL(fileURLWithPath: plainPath).lastPathComponent)")
+            #expect(try comparable(bytes(written)) == comparable(bytes(plainPath)), "\(written) is byte for byte the plain capture's")
+            #expect(mode(written) == 0o600)
+        }
+
+        // The kiosk finds the capture again after a restart, encrypted, and serves it as such.
+        let stored = try #require(SignatureCapture.stored(outbox: sealedOutbox).captures[id])
+        #expect(stored.paths == sealed)
+        let files = OutboxArchive.files(stored)
+        #expect(files.encryptedTo == key.fingerprint && files.png == sealed[0] && files.json == sealed[3])
+        let png = try #require(CaptureDownload(kind: "png", of: files))
+        #expect(png.path == sealed[0] && png.contentType == "application/octet-stream")
+        #expect(png.headers == ["Inkkiosk-Encrypted-To": key.fingerprint, "Content-Disposition": "attachment; filename=\"\(id).png.hpke\""])
+        let json = try #require(CaptureDownload(kind: "json", of: files))
+        #expect(json.contentType == "application/json" && json.headers.isEmpty && json.path == sealed[3])
+        let plainFiles = OutboxArchive.files(try #require(SignatureCapture.stored(outbox: plainOutbox).captures[id]))
+        #expect(plainFiles.encryptedTo == nil)
+        let plainPNG2 = try #require(CaptureDownload(kind: "png", of: plainFiles))
+        #expect(plainPNG2.contentType == "image/png" && plainPNG2.headers.isEmpty && plainPNG2.path == plain[0])
+        #expect(CaptureDownload(kind: "svg", of: plainFiles)?.contentType == "image/svg+xml" && CaptureDownload(kind: "svg", of: plainFiles)?.headers == [:])
+        #expect(CaptureDownload(kind: "pdf", of: plainFiles) == nil)
+    }
+
+    @Test func aWrongKeyATamperedByteAndAMovedFileAreRefused() throws {
+        let host = try opensslKeyPair(in: dir, "host"), other = try opensslKeyPair(in: dir, "other")
+        let key = try SealingKey.load(path: host.pub)
+        let opening = try OpeningKey.load(path: host.key), stranger = try OpeningKey.load(path: other.key)
+        let sealed = try capture("sig-a", to: key).write(to: "\(dir)/outbox")
+        let png = try bytes(sealed[0])
+        let header = try SealedFile.header(of: png, file: sealed[0])
+        #expect(header.name == "sig-a.png" && header.fingerprint == key.fingerprint && header.encapsulatedKey.count == 32)
+
+        func refusal(_ data: Data, with key: OpeningKey = opening) -> SealedFileError? {
+            do { _ = try SealedFile.open(data, file: "x.png.hpke", with: key); return nil } catch { return error }
+        }
+        let wrong = try #require(refusal(png, with: stranger))
+        #expect(wrong.kind == .wrongKey && wrong.description.hasPrefix("x.png.hpke: this file was not encrypted to this key"), "\(wrong)")
+        #expect(wrong.description.contains(key.fingerprint))
+
+        // Any changed byte: in the ciphertext, its tag, the sealed name, the encapsulated key, the version.
+        let nameAt = 8 + 1 + 6 + 32 + 2
+        for (at, what) in [(png.count / 2, "ciphertext"), (png.count - 1, "tag"), (nameAt, "name"), (header.length - 1, "encapsulated key")] {
+            var tampered = png
+            tampered[at] ^= 0x01
+            let error = try #require(refusal(tampered), "\(what)")
+            #expect(error.kind == .authentication && error.description.contains("x.png.hpke: authentication failed"), "\(what): \(error)")
+        }
+        var otherFingerprint = png
+        otherFingerprint[8 + 1 + 6] ^= 0x80
+        #expect(refusal(otherFingerprint)?.kind == .wrongKey)
+        var version = png
+        version[8] = 2
+        #expect(refusal(version)?.description == "x.png.hpke: format version 2; this inkkiosk reads version 1")
+        #expect(refusal(png.prefix(header.length - 3))?.kind == .truncated)
+        #expect(refusal(png.prefix(header.length + 10))?.kind == .truncated)
+        #expect(refusal(png.dropLast())?.kind == .authentication)
+        #expect(refusal(Data("{\"captureId\": 1}".utf8))?.kind == .notSealed)
+
+        // A file moved into another capture under that capture's name is noticed; a file merely
+        // saved under another name (a download) opens under the name sealed inside it.
+        let b = "\(dir)/b"
+        try FileManager.default.createDirectory(atPath: b, withIntermediateDirectories: false)
+        try png.write(to: URL(fileURLWithPath: "\(b)/sig-b.png.hpke"))
+        #expect { try SealedFile.decrypt(file: "\(b)/sig-b.png.hpke", with: opening) } throws: {
+            "\($0)".contains("holds sig-a.png, not sig-b.png: it was renamed or moved from another capture")
+        }
+        try png.write(to: URL(fileURLWithPath: "\(b)/download.bin"))
+        #expect(try SealedFile.decrypt(file: "\(b)/download.bin", with: opening) == "\(b)/sig-a.png")
+        #expect { try SealedFile.decrypt(file: "\(b)/download.bin", with: opening) } throws: { "\($0)".contains("exists already: not overwritten") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: b).sorted() == ["download.bin", "sig-a.png", "sig-b.png.hpke"])
+
+        // A name inside that could leave the output directory is never written, even sealed properly.
+        let evil = try SealedFile.seal(Data("x".utf8), name: "../evil.png", to: key)
+        #expect(refusal(evil)?.kind == .badName)
+    }
+
+    @Test func keyFilesAreCheckedStrictlyAndNameTheFile() throws {
+        let x = try opensslKeyPair(in: dir, "x"), ed = try opensslKeyPair(in: dir, "ed", algorithm: "ED25519")
+        let ec = try opensslKeyPair(in: dir, "ec", algorithm: "EC")
+        let key = try SealingKey.load(path: x.pub)
+        func write(_ name: String, _ text: String) throws -> String {
+            let path = "\(dir)/\(name)"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        // The raw 32 bytes in base64 are the same key.
+        let raw = try write("raw.b64", key.rawRepresentation.base64EncodedString() + "\n")
+        #expect(try SealingKey.load(path: raw) == key)
+
+        func problem(_ load: () throws -> Any) -> String {
+            do { _ = try load(); return "accepted" } catch { return "\(error)" }
+        }
+        let pem = try String(contentsOfFile: x.pub, encoding: .utf8)
+        let der = try #require(Data(base64Encoded: pem.split(separator: "\n").dropFirst().dropLast().joined()))
+        let short = "-----BEGIN PUBLIC KEY-----\n\(der.dropLast(2).base64EncodedString())\n-----END PUBLIC KEY-----\n"
+        let cases: [(String, String)] = [
+            (x.key, "\(x.key): this is a private key: the kiosk needs only the public key"),
+            (ed.pub, "\(ed.pub): not an X25519 key: this is an Ed25519 public key"),
+            (ec.pub, "\(ec.pub): not an X25519 key: this is an EC (NIST curve) public key"),
+            (try write("hello", "hello\n"), "\(dir)/hello: not PEM (-----BEGIN PUBLIC KEY-----) and not the base64 of a raw 32-byte X25519 key"),
+            (try write("short.b64", Data(count: 31).base64EncodedString()), "\(dir)/short.b64: wrong length: the base64 holds 31 bytes"),
+            (try write("short.pub", short), "\(dir)/short.pub: wrong length: an X25519 public key is 44 bytes of DER, this one is 42"),
+            (try write("cut.pub", String(pem.split(separator: "\n").dropLast().joined(separator: "\n"))), "\(dir)/cut.pub: malformed PEM: no -----END"),
+            (try write("empty.pub", "\n"), "\(dir)/empty.pub: the file is empty"),
+            (try write("zero.b64", Data(count: 32).base64EncodedString()), "\(dir)/zero.b64: not a usable X25519 public key: a low-order point"),
+            (try write("one.b64", Data([1] + [UInt8](repeating: 0, count: 31)).base64EncodedString()), "\(dir)/one.b64: not a usable X25519 public key: a low-order point"),
+            ("\(dir)/missing.pub", "\(dir)/missing.pub: cannot open it: No such file or directory"),
+            (dir, "\(dir): not a regular file"),
+        ]
+        for (path, expected) in cases {
+            let said = problem { try SealingKey.load(path: path) }
+            #expect(said.hasPrefix(expected), "\(path): \(said)")
+        }
+        let privateCases: [(String, String)] = [
+            (x.pub, "\(x.pub): this is the public key: decrypting needs the private key"),
+            (ed.key, "\(ed.key): not an X25519 key: this is an Ed25519 private key"),
+            (raw, "\(raw): not a PEM private key"),
+        ]
+        for (path, expected) in privateCases {
+            let said = problem { try OpeningKey.load(path: path) }
+            #expect(said.hasPrefix(expected), "\(path): \(said)")
+        }
+    }
+
+    @Test func theConfigReadsTheKeyOnceAndSaysWhereItIsWrong() throws {
+        let pair = try opensslKeyPair(in: dir, "config")
+        let key = try SealingKey.load(path: pair.pub)
+        let c = try KioskConfig.parse("mode = \"signature\"\n[signature]\nencrypt_to = \"\(pair.pub)\"\n", file: "k.toml")
+        #expect(c.screen.encryptTo == key)
+        let screen = try #require(c.screen.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4)) as? SignatureScreen)
+        #expect(screen.settings.encryptTo == key)
+        #expect(try KioskConfig.parse("[signature]\noutbox = \"/tmp/o\"\n", file: "k.toml").screen.encryptTo == nil)
+
+        for (value, message) in [
+            (pair.key, "k.toml:3: signature.encrypt_to: \(pair.key): this is a private key"),
+            ("/nonexistent/signature.pub", "k.toml:3: signature.encrypt_to: /nonexistent/signature.pub: cannot open it: No such file or directory"),
+            ("signature.pub", "k.toml:3: signature.encrypt_to: must be an absolute path (got \"signature.pub\")"),
+        ] {
+            do {
+                _ = try KioskConfig.parse("[signature]\noutbox = \"/tmp/o\"\nencrypt_to = \"\(value)\"\n", file: "k.toml")
+                Issue.record("\(value) was accepted")
+            } catch let e as ConfigError {
+                #expect(e.problems.count == 1 && e.description.hasPrefix(message), "\(e)")
+            }
+        }
+    }
+
+    var binary: String { Fixtures.packageDirectory.appendingPathComponent(".build/debug/inkkiosk").path }
+
+    @Test func theCommandLineChecksTheKeyAndDecryptsOnTheHost() throws {
+        let pair = try opensslKeyPair(in: dir, "cli"), other = try opensslKeyPair(in: dir, "other")
+        let key = try SealingKey.load(path: pair.pub)
+
+        // check-config names the key (its fingerprint), or the line that is wrong.
+        let good = "\(dir)/good.toml", bad = "\(dir)/bad.toml"
+        try "mode = \"signature\"\n[signature]\nencrypt_to = \"\(pair.pub)\"\n".write(toFile: good, atomically: true, encoding: .utf8)
+        try "[signature]\nencrypt_to = \"\(pair.key)\"\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let checked = try run(binary, ["check-config", good])
+        #expect(checked.status == 0 && checked.stdout.contains(key.fingerprint), "\(checked.stdout)\(checked.stderr)")
+        let refused = try run(binary, ["check-config", bad])
+        #expect(refused.status != 0 && refused.stderr.contains("\(bad):2: signature.encrypt_to: \(pair.key): this is a private key"), "\(refused.stderr)")
+        // The kiosk itself does not start on it (before it touches the screen).
+        let notStarted = try run(binary, ["run", "--config", bad])
+        #expect(notStarted.status != 0 && notStarted.stderr.contains("not starting") && notStarted.stderr.contains("\(bad):2: signature.encrypt_to"))
+
+        let id = "20261123T060412Z-3fa91c"
+        let plain = try capture(id).write(to: "\(dir)/plain")
+        let sealed = try capture(id, to: key).write(to: "\(dir)/sealed")
+        let capture = "\(dir)/sealed/\(id)"
+
+        // A whole capture directory, into --out (created).
+        let out = "\(dir)/host"
+        let opened = try run(binary, ["decrypt", "--key", pair.key, "--out", out, capture])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout.split(separator: "\n") == ["inkml", "png", "svg"].map { "\(out)/\(id).\($0)"[...] })
+        for path in plain.prefix(3) {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            #expect(try comparable(bytes("\(out)/\(name)")) == comparable(bytes(path)), "\(name)")
+        }
+        #expect(mode(out) == 0o700)
+
+        // Never over an existing file; the others still come out.
+        let again = try run(binary, ["decrypt", "--key", pair.key, "--out", out, sealed[0]])
+        #expect(again.status != 0 && again.stderr.contains("\(out)/\(id).png exists already: not overwritten"), "\(again.stderr)")
+
+        // The wrong key, a changed byte, a public key for a private one, a JSON: clear refusals, nothing written.
+        let elsewhere = "\(dir)/elsewhere"
+        let wrongKey = try run(binary, ["decrypt", "--key", other.key, "--out", elsewhere, sealed[1]])
+        #expect(wrongKey.status != 0 && wrongKey.stderr.contains("\(sealed[1]): this file was not encrypted to this key"), "\(wrongKey.stderr)")
+        let tamperedDir = "\(dir)/tampered"
+        try FileManager.default.createDirectory(atPath: tamperedDir, withIntermediateDirectories: false)
+        var damaged = try bytes(sealed[2])
+        damaged[damaged.count - 20] ^= 0x40
+        let tampered = "\(tamperedDir)/\(id).inkml.hpke"
+        try damaged.write(to: URL(fileURLWithPath: tampered))
+        let authentication = try run(binary, ["decrypt", "--key", pair.key, "--out", elsewhere, tampered])
+        #expect(authentication.status != 0 && authentication.stderr.contains("\(tampered): authentication failed"), "\(authentication.stderr)")
+        let publicKey = try run(binary, ["decrypt", "--key", pair.pub, sealed[0]])
+        #expect(publicKey.status != 0 && publicKey.stderr.contains("\(pair.pub): this is the public key"), "\(publicKey.stderr)")
+        let json = try run(binary, ["decrypt", "--key", pair.key, "--out", elsewhere, sealed[3]])
+        #expect(json.status != 0 && json.stderr.contains("\(sealed[3]): not an encrypted inkkiosk file"), "\(json.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tamperedDir) == ["\(id).inkml.hpke"])
+
+        // Beside the encrypted files by default.
+        let beside = try run(binary, ["decrypt", "--key", pair.key, sealed[0]])
+        #expect(beside.status == 0 && beside.stdout == "\(capture)/\(id).png\n", "\(beside.stdout)\(beside.stderr)")
+    }
+}
