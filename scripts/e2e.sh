@@ -4,6 +4,8 @@
 # sessions play, takes the screen with QMP screendump, and checks those pixels on the host.
 # Then boots the appliance image (scripts/appliance/e2e-boot.sh; E2E_APPLIANCE=0 skips it).
 # Usage: scripts/e2e.sh [BINARY]   (default: .build/release/inkkiosk)
+# E2E_ONLY=api runs only the signature API's probes (Tests/e2e/api_probes.py, a few minutes)
+# and their checks, without the appliance.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +20,7 @@ mkdir -p "$KIT/Tests/e2e" "$KIT/scripts"
 cp "$BIN" "$KIT/inkkiosk"
 cp -r scripts/vm "$KIT/scripts/"
 cp -r deploy config "$KIT/"
-cp Tests/e2e/* "$KIT/Tests/e2e/"
+find Tests/e2e -maxdepth 1 -type f -exec cp -t "$KIT/Tests/e2e/" {} +   # not __pycache__/
 
 # A second disk for the journal, throttled like a cheap SD card: 20 writes a second, so an
 # fsync takes 50 ms or more. cache=directsync: the guest's syncs reach the host's file.
@@ -27,8 +29,13 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/data.img"   # n
 
 echo "e2e: work directory $WORK"
 status=0
+only=()
+if [[ -n ${E2E_ONLY:-} ]]; then
+    only=(--env "IK_E2E_ONLY=$E2E_ONLY")
+    export E2E_APPLIANCE=0
+fi
 # --second-screen: a virtio-gpu card whose monitor the guest can unplug and swap (display faults).
-python3 scripts/vm/run.py --work "$WORK" --timeout 900 --quiet --second-screen 1280x800 \
+python3 scripts/vm/run.py --work "$WORK" --timeout 1200 --quiet --second-screen 1280x800 "${only[@]}" \
     --qemu=-drive --qemu="file=$WORK/data.img,if=virtio,format=raw,cache=directsync,throttling.iops-write=20" \
     -- "$KIT/Tests/e2e/guest.sh" || status=$?
 if (( status != 0 )); then

@@ -17,6 +17,7 @@ from PIL import Image
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_modes import check_modes  # noqa: E402
 from check_durability import check_durability  # noqa: E402
+from check_api import check_api, summary as api_summary  # noqa: E402
 
 WORK, BIN = sys.argv[1], sys.argv[2]
 W, H = 1280, 800
@@ -133,7 +134,19 @@ def check_smoothing():
               f"of the pen's positions (>= 97 %)", shot("smoothing-quirk")[1])
 
 
+def only_part():
+    """The part the guest ran alone (scenario.py, IK_E2E_ONLY), or "" for all of it."""
+    path = os.path.join(WORK, "e2e-only.txt")
+    return open(path).read().strip() if os.path.exists(path) else ""
+
+
 def main():
+    if only_part().startswith("api"):
+        check_api(WORK, check)
+        api_summary(WORK)
+        failed = results.count(False)
+        print(f"e2e (the API probes only): {len(results) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     check_smoothing()
 
     # --- `inkkiosk devices` on the VM ----------------------------------------------------
@@ -249,6 +262,8 @@ def main():
 
     # --- the two products: signature kiosk and classroom tablet ------------------------------
     check_modes(WORK, shot, check, px, along, ink_count, darkness, W, H)
+    # --- the signature API flooded, fed malformed requests, loaded, killed during Accept -------
+    check_api(WORK, check)
     check_durability(WORK, check)
     # --- kiosk lockdown (lockdown.py, check_lockdown.py) ---------------------------------------
     from check_lockdown import lockdown_checks
@@ -274,6 +289,7 @@ def main():
         else:
             check(False, f"{session}: latency figures written", path)
 
+    api_summary(WORK)
     failed = results.count(False)
     print(f"e2e: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
