@@ -13,38 +13,65 @@ struct SignatureRoutes: Sendable {
     /// How long DELETE waits for the kiosk to confirm the cancel before answering 202.
     var cancelGrace = 2.0
 
-    func handle(_ request: APIRequest) async -> APIResponse {
+    /// What the routes make of a request: an answer now (on the event loop: most requests cost
+    /// microseconds, and a hop to another thread would cost more), or work that waits (a long
+    /// poll, a cancel waiting for the kiosk), run on a task.
+    enum Answer {
+        case now(APIResponse)
+        case later(@Sendable () async -> APIResponse)
+    }
+
+    func answer(_ request: APIRequest) -> Answer {
         do {
             try authorize(request)
-            return try await route(request)
+            return try route(request)
         } catch {
-            var response = APIResponse.json(error.status, ErrorBody(error))
-            if let allow = error.allow { response.headers.append(("Allow", allow.map(\.rawValue).joined(separator: ", "))) }
-            if error.challenge { response.headers.append(("WWW-Authenticate", #"Bearer realm="inkkiosk""#)) }
-            if error.status == .serviceUnavailable { response.headers.append(("Retry-After", "1")) }
-            return response
+            return .now(Self.response(for: error))
         }
     }
 
-    private func route(_ request: APIRequest) async throws(APIProblem) -> APIResponse {
+    /// The answer, waiting for it if need be (tests, and anything not on an event loop).
+    func handle(_ request: APIRequest) async -> APIResponse {
+        switch answer(request) {
+        case .now(let response): response
+        case .later(let work): await work()
+        }
+    }
+
+    private static func response(for error: APIProblem) -> APIResponse {
+        var response = APIResponse.json(error.status, ErrorBody(error))
+        if let allow = error.allow { response.headers.append(("Allow", allow.map(\.rawValue).joined(separator: ", "))) }
+        if error.challenge { response.headers.append(("WWW-Authenticate", #"Bearer realm="inkkiosk""#)) }
+        if error.status == .serviceUnavailable { response.headers.append(("Retry-After", "1")) }
+        return response
+    }
+
+    /// Runs `work` later; its refusal becomes its answer.
+    private static func later(_ work: @escaping @Sendable () async throws(APIProblem) -> APIResponse) -> Answer {
+        .later {
+            do throws(APIProblem) { return try await work() } catch { return response(for: error) }
+        }
+    }
+
+    private func route(_ request: APIRequest) throws(APIProblem) -> Answer {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch parts {
         case ["health"]:
             try only([.GET], request)
-            return .json(.ok, Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil }))
+            return .now(.json(.ok, Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil })))
         case ["signatures"]:
             try only([.POST], request)
-            return try start(request)
+            return .now(try start(request))
         case ["signatures", "latest"]:
             try only([.GET], request)
             guard let latest = desk.latest() else { throw APIProblem(.notFound, "no signature has been requested yet") }
-            return .json(.ok, latest)
+            return .now(.json(.ok, latest))
         case let path where path.count == 2 && path[0] == "signatures":
             try only([.GET, .DELETE], request)
-            return request.method == .DELETE ? try await cancel(path[1]) : try await status(path[1], request)
+            return request.method == .DELETE ? try cancel(path[1]) : try status(path[1], request)
         case let path where path.count == 3 && path[0] == "signatures":
             try only([.GET], request)
-            return try file(path[2], of: path[1])
+            return .now(try file(path[2], of: path[1]))
         default:
             throw APIProblem(.notFound, "no such endpoint: \(request.method.rawValue) \(request.path) "
                              + "(there are /health, /signatures, /signatures/latest, /signatures/{id} and /signatures/{id}/{png,svg,inkml,json})")
@@ -73,21 +100,23 @@ struct SignatureRoutes: Sendable {
         do { return .json(.created, try desk.start(prompt: body.prompt, timeout: body.timeout)) } catch { throw APIProblem(error) }
     }
 
-    private func status(_ id: String, _ request: APIRequest) async throws(APIProblem) -> APIResponse {
+    private func status(_ id: String, _ request: APIRequest) throws(APIProblem) -> Answer {
         for item in request.query where item.name != "wait" {
             throw APIProblem(.badRequest, "unknown query parameter '\(item.name)' (known: wait)")
         }
         let seconds = try waitSeconds(request.query("wait"))
-        guard seconds > 0 else {
-            guard let status = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
+        // Final (or unknown) already, or no wait asked for: nothing to wait for.
+        guard let current = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
+        guard seconds > 0, !current.state.isFinal else { return .now(.json(.ok, current)) }
+        let (desk, waits) = (self.desk, self.waits)
+        return Self.later { () async throws(APIProblem) -> APIResponse in
+            guard let waited = await waits.holding({ await desk.wait(id: id, seconds: seconds) }) else {
+                throw APIProblem(.serviceUnavailable, "\(waits.limit) requests are already waiting with ?wait= ([api] max_waits): "
+                                 + "ask again, or without wait")
+            }
+            guard let status = waited else { throw APIProblem(DeskError.unknown(id: id)) }
             return .json(.ok, status)
         }
-        guard let waited = await waits.holding({ await desk.wait(id: id, seconds: seconds) }) else {
-            throw APIProblem(.serviceUnavailable, "\(waits.limit) requests are already waiting with ?wait= ([api] max_waits): "
-                             + "ask again, or without wait")
-        }
-        guard let status = waited else { throw APIProblem(DeskError.unknown(id: id)) }
-        return .json(.ok, status)
     }
 
     /// One of an accepted capture's files, as written to the outbox: the host need not share
@@ -122,17 +151,17 @@ struct SignatureRoutes: Sendable {
     }
 
     /// DELETE: a waiting capture is cancelled; an accepted one is acknowledged (its files removed).
-    private func cancel(_ id: String) async throws(APIProblem) -> APIResponse {
+    private func cancel(_ id: String) throws(APIProblem) -> Answer {
         if desk.status(id: id)?.state == .accepted {
             do { _ = try desk.acknowledge(id: id) } catch { throw APIProblem(error) }
-            return APIResponse(status: .noContent, headers: [("Cache-Control", "no-store")])
+            return .now(APIResponse(status: .noContent, headers: [("Cache-Control", "no-store")]))
         }
-        do {
-            let asked = try desk.cancel(id: id)
-            let now = await desk.wait(id: id, seconds: cancelGrace) ?? asked
+        let asked: CaptureStatus
+        do { asked = try desk.cancel(id: id) } catch { throw APIProblem(error) }
+        let (desk, grace) = (self.desk, cancelGrace)
+        return .later {
+            let now = await desk.wait(id: id, seconds: grace) ?? asked
             return .json(now.state.isFinal ? .ok : .accepted, now)
-        } catch {
-            throw APIProblem(error)
         }
     }
 }

@@ -114,14 +114,15 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         startClock(limits.idleTimeout)
     }
 
-    /// Answers with `response` ahead of the HTTP encoder and closes the connection gently.
-    func refuse(_ response: APIResponse) {
+    /// Answers with `response` (if any) ahead of the HTTP encoder and closes the connection gently.
+    func refuse(_ response: APIResponse?) {
         guard let context, context.channel.isActive else { return }
         if case .closing = phase { return }
         phase = .closing
         stopClock()
-        let buffer = context.channel.allocator.buffer(bytes: response.serialized())
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        if let response {
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: response.serialized())), promise: nil)
+        }
         context.close(mode: .output, promise: nil)
         clock = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingering) { [weak self] in
             self?.context?.close(promise: nil)

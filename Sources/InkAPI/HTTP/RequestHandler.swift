@@ -58,18 +58,28 @@ final class RequestHandler: ChannelInboundHandler {
                 return
             }
             body = Data()
-            let loop = context.eventLoop
-            let bound = NIOLoopBound((self, context), eventLoop: loop)
-            let routes = self.routes
-            answering = Task {
-                let response = await routes.handle(request)
-                loop.execute {
-                    let (handler, context) = bound.value
-                    handler.answering = nil
-                    handler.write(response, for: requestHead, context: context)
+            switch routes.answer(request) {
+            case .now(let response):
+                write(response, for: requestHead, context: context)
+            case .later(let work):
+                let loop = context.eventLoop
+                let bound = NIOLoopBound((self, context), eventLoop: loop)
+                answering = Task {
+                    let response = await work()
+                    loop.execute {
+                        let (handler, context) = bound.value
+                        handler.answering = nil
+                        handler.write(response, for: requestHead, context: context)
+                    }
                 }
             }
         }
+    }
+
+    /// The HTTP decoder could not read the request: its error handler has answered 400; the
+    /// connection cannot go on (the decoder's state is lost), so it is closed gently.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guardian.refuse(nil)
     }
 
     private func tooLarge() {
