@@ -41,7 +41,7 @@ let package = Package(
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto", "CLinux",
-                                                  .product(name: "Crypto", package: "swift-crypto")]),
+                                                  .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.

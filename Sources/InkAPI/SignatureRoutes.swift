@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import Synchronization
 
 /// The HTTP side of the desk: JSON in and out, one status code per outcome.
 struct SignatureRoutes: Sendable {
@@ -12,6 +13,17 @@ struct SignatureRoutes: Sendable {
     var longestWait: Double
     /// How long DELETE waits for the kiosk to confirm the cancel before answering 202.
     var cancelGrace = 2.0
+    /// The last `/health` and `/signatures/latest` answers: a health check asked many times a
+    /// second finds the same state, and encoding it again would cost more than serving it.
+    private let health = LastAnswer<Health>()
+    private let latest = LastAnswer<CaptureStatus>()
+
+    init(desk: SignatureDesk, token: BearerToken? = nil, waits: WaitCount, longestWait: Double) {
+        self.desk = desk
+        self.token = token
+        self.waits = waits
+        self.longestWait = longestWait
+    }
 
     /// What the routes make of a request: an answer now (on the event loop: most requests cost
     /// microseconds, and a hop to another thread would cost more), or work that waits (a long
@@ -58,14 +70,14 @@ struct SignatureRoutes: Sendable {
         switch parts {
         case ["health"]:
             try only([.GET], request)
-            return .now(.json(.ok, Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil })))
+            return .now(health.answer(Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil })))
         case ["signatures"]:
             try only([.POST], request)
             return .now(try start(request))
         case ["signatures", "latest"]:
             try only([.GET], request)
-            guard let latest = desk.latest() else { throw APIProblem(.notFound, "no signature has been requested yet") }
-            return .now(.json(.ok, latest))
+            guard let status = desk.latest() else { throw APIProblem(.notFound, "no signature has been requested yet") }
+            return .now(latest.answer(status))
         case let path where path.count == 2 && path[0] == "signatures":
             try only([.GET, .DELETE], request)
             return request.method == .DELETE ? try cancel(path[1]) : try status(path[1], request)
@@ -259,7 +271,19 @@ private struct ErrorBody: Encodable {
     }
 }
 
-private struct Health: Encodable {
+/// A 200 with `value` as JSON, encoded again only when `value` changed.
+private final class LastAnswer<Value: Encodable & Equatable & Sendable>: Sendable {
+    private let last = Mutex<(value: Value, response: APIResponse)?>(nil)
+
+    func answer(_ value: Value) -> APIResponse {
+        if let cached = last.withLock({ $0 }), cached.value == value { return cached.response }
+        let response = APIResponse.json(.ok, value)
+        last.withLock { $0 = (value, response) }
+        return response
+    }
+}
+
+private struct Health: Encodable, Equatable, Sendable {
     var ok = true
     var waiting: String?
 

@@ -1,3 +1,4 @@
+import InkLoop
 import Foundation
 import Glibc
 import InkCore

@@ -49,15 +49,15 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         limits.maxConnections = 4
         try await withServer(transport, limits) { address, server in
             let status = try await blocking {
-                let idle = try (0..<4).map { _ in try RawClient(address) }
+                let idle = try (0..<4).map { _ in try BlockingClient(address) }
                 // The four are counted once the server has accepted them.
                 for _ in 0..<200 where server.connections.open < 4 { usleep(5_000) }
-                let fifth = try RawClient(address)
+                let fifth = try BlockingClient(address)
                 let refused = fifth.response()
                 let closed = fifth.closedByServer()
                 idle[0].close()
                 for _ in 0..<200 where server.connections.open > 3 { usleep(5_000) }
-                let next = try RawClient(address)
+                let next = try BlockingClient(address)
                 next.send(get("/health"))
                 return (refused?.status, refused?.headers["retry-after"], closed, next.response()?.status, server.connections.refused)
             }
@@ -73,7 +73,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
     func aMegabyteHeaderLineIs431(_ transport: Transport) async throws {
         try await withServer(transport) { address, _ in
             let reply = try await blocking {
-                let client = try RawClient(address)
+                let client = try BlockingClient(address)
                 let sender = Thread { client.send("GET /health HTTP/1.1\r\nHost: kiosk\r\nX-Long: " + String(repeating: "a", count: 1 << 20) + "\r\n\r\n") }
                 sender.start()
                 return (client.response(), client.closedByServer())
@@ -88,7 +88,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
     func aMegabytePathIs414(_ transport: Transport) async throws {
         try await withServer(transport) { address, _ in
             let reply = try await blocking {
-                let client = try RawClient(address)
+                let client = try BlockingClient(address)
                 let sender = Thread { client.send("GET /" + String(repeating: "p", count: 1 << 20) + " HTTP/1.1\r\nHost: kiosk\r\n\r\n") }
                 sender.start()
                 return client.response()
@@ -103,11 +103,11 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         try await withServer(transport) { address, _ in
             let replies = try await blocking {
                 // Only the head: the answer must not wait for ten megabytes that never come.
-                let announced = try RawClient(address)
+                let announced = try BlockingClient(address)
                 announced.send("POST /signatures HTTP/1.1\r\nHost: kiosk\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n")
                 let first = announced.response()
                 // Chunked carries no length: it is counted as it comes.
-                let chunked = try RawClient(address)
+                let chunked = try BlockingClient(address)
                 let chunk = String(repeating: " ", count: 10_000)
                 chunked.send("POST /signatures HTTP/1.1\r\nHost: kiosk\r\nTransfer-Encoding: chunked\r\n\r\n"
                              + "2710\r\n\(chunk)\r\n2710\r\n\(chunk)\r\n0\r\n\r\n")
@@ -129,7 +129,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
                     Array("GET /signatures/".utf8) + [0xC3, 0x28, 0xFF] + Array(" HTTP/1.1\r\nHost: kiosk\r\n\r\n".utf8),
                 ]
                 return try requests.map { request in
-                    let client = try RawClient(address)
+                    let client = try BlockingClient(address)
                     client.send(request)
                     let status = client.response()?.status
                     return client.closedByServer() ? status : -1
@@ -146,12 +146,12 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         limits.idleTimeout = 0.5
         try await withServer(transport, limits) { address, server in
             let outcome = try await blocking {
-                let stalled = try RawClient(address)
+                let stalled = try BlockingClient(address)
                 stalled.send("GET /hea")
                 let timedOut = stalled.response()
-                let silent = try RawClient(address)   // opened and forgotten: closed without a word
+                let silent = try BlockingClient(address)   // opened and forgotten: closed without a word
                 let silentClosed = silent.closedByServer()
-                let kept = try RawClient(address)
+                let kept = try BlockingClient(address)
                 kept.send(get("/health"))
                 let first = kept.response()
                 let idleClosed = kept.closedByServer()
@@ -170,7 +170,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
     func keptAliveAndPipelinedRequestsAreAnsweredInOrder(_ transport: Transport) async throws {
         try await withServer(transport) { address, _ in
             let statuses = try await blocking {
-                let client = try RawClient(address)
+                let client = try BlockingClient(address)
                 client.send(get("/health") + get("/nowhere") + get("/signatures/latest"))
                 return [client.response()?.status, client.response()?.status, client.response()?.status]
             }
@@ -187,11 +187,11 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         let id = try desk.start(prompt: nil, timeout: nil).id
         try await withServer(transport, limits, desk: desk) { address, server in
             let replies = try await blocking {
-                let holders = try (0..<2).map { _ in try RawClient(address) }
+                let holders = try (0..<2).map { _ in try BlockingClient(address) }
                 for holder in holders { holder.send(get("/signatures/\(id)?wait=100")) }
                 // The third finds both places taken.
                 for _ in 0..<400 where desk.longPolls < 2 { usleep(5_000) }
-                let third = try RawClient(address)
+                let third = try BlockingClient(address)
                 third.send(get("/signatures/\(id)?wait=100"))
                 let refused = third.response()
                 // wait=100 was cut to longest_wait: the holders are answered, still waiting.

@@ -16,13 +16,12 @@ struct APIRequest: Sendable {
         let target = head.uri
         guard target.hasPrefix("/") else { return nil }
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let path = String(parts[0]).removingPercentEncoding else { return nil }
+        guard let path = Self.decoded(parts[0]) else { return nil }
         var query: [(String, String)] = []
         if parts.count == 2 {
             for item in parts[1].split(separator: "&") {
                 let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = String(pair[0]).removingPercentEncoding,
-                      let value = pair.count == 2 ? String(pair[1]).removingPercentEncoding : "" else { return nil }
+                guard let name = Self.decoded(pair[0]), let value = pair.count == 2 ? Self.decoded(pair[1]) : "" else { return nil }
                 query.append((name, value))
             }
         }
@@ -34,6 +33,11 @@ struct APIRequest: Sendable {
     }
 
     func query(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// Percent-decoded; nil for a broken escape. Most targets have none, and decoding is costly.
+    private static func decoded(_ text: Substring) -> String? {
+        text.contains("%") ? String(text).removingPercentEncoding : String(text)
+    }
 }
 
 /// An answer: status, headers, body.

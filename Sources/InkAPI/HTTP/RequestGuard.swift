@@ -42,17 +42,21 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if clock == nil { startClock(limits.requestTimeout) }
+        if deadline == nil { startClock(limits.requestTimeout) }
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         stopClock()
+        clock?.cancel()
+        clock = nil
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         stopClock()
+        clock?.cancel()
+        clock = nil
         self.context = nil
     }
 
@@ -124,6 +128,8 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: response.serialized())), promise: nil)
         }
         context.close(mode: .output, promise: nil)
+        clock?.cancel()
+        timerDue = nil
         clock = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingering) { [weak self] in
             self?.context?.close(promise: nil)
         }
@@ -131,21 +137,41 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: the clock
 
+    /// When the running clock ends; nil when none runs. Moving it is only a store: the one timer
+    /// re-arms itself when it finds the deadline moved later (a kept-alive client asking
+    /// thousands of times a second would otherwise schedule and cancel a timer per request).
+    private var deadline: NIODeadline?
+    private var timerDue: NIODeadline?
+
     private func startClock(_ seconds: Double) {
-        stopClock()
-        guard let context else { return }
-        clock = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
-            self?.timeUp()
-        }
+        let due = NIODeadline.now() + .nanoseconds(Int64(seconds * 1e9))
+        deadline = due
+        if let timerDue, timerDue <= due { return }
+        arm(at: due)
     }
 
     private func stopClock() {
+        deadline = nil
+    }
+
+    private func arm(at due: NIODeadline) {
+        guard let context else { return }
         clock?.cancel()
+        timerDue = due
+        clock = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [weak self] in
+            self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
         clock = nil
+        timerDue = nil
+        guard let deadline else { return }
+        if deadline > NIODeadline.now() { arm(at: deadline) } else { timeUp() }
     }
 
     private func timeUp() {
-        clock = nil
+        deadline = nil
         switch phase {
         case .head, .body:
             refuse(.error(.requestTimeout, "the request did not arrive whole within \(formatSeconds(limits.requestTimeout)) s ([api] request_timeout)"))

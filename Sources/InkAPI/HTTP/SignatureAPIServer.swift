@@ -74,7 +74,10 @@ public final class SignatureAPIServer: Sendable {
             phase = .starting
         }
         // One thread: the API's work is small, and the kiosk's thread must keep the other core.
+        // It runs at background priority, as the journal's writers do: under a flood of
+        // clients the ink's thread still gets the CPU first, and the API what is left.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group.next().execute { runInBackgroundPriority() }
         do {
             let channel = try await bind(address, on: group)
             // Listening again must use the same port, also when the kernel picked it.

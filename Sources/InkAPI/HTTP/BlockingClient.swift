@@ -1,20 +1,21 @@
 import Foundation
 import Glibc
-@testable import InkAPI
+import InkLoop
 
-/// A client on a bare socket, to send what curl never would: a megabyte of header, half a
-/// request, a lie in Content-Length. Blocking calls, each bounded by a receive timeout.
-final class RawClient: @unchecked Sendable {
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: String
+/// An HTTP/1.1 client on a bare blocking socket, for the API's load benchmark and its tests:
+/// it sends whatever bytes it is given (a megabyte of header, half a request, a lie in
+/// Content-Length) and reads answers, each call bounded by a timeout. One thread at a time.
+public final class BlockingClient: @unchecked Sendable {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: String
     }
 
-    let fd: Int32
+    public let fd: Int32
     private var pending: [UInt8] = []
 
-    init(_ address: APIAddress, timeout: Double = 10) throws {
+    public init(_ address: APIAddress, timeout: Double = 10) throws {
         switch address {
         case .tcp(let host, let port):
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -23,7 +24,7 @@ final class RawClient: @unchecked Sendable {
             inet.sin_port = port.bigEndian
             inet_pton(AF_INET, host, &inet.sin_addr)
             let rc = withUnsafePointer(to: &inet) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            guard rc == 0 else { Glibc.close(fd); throw ClientError("connect \(address): \(String(cString: strerror(errno)))") }
+            guard rc == 0 else { Glibc.close(fd); throw KioskError("connect \(address): \(String(cString: strerror(errno)))") }
         case .unix(let path):
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var unix = sockaddr_un()
@@ -32,7 +33,7 @@ final class RawClient: @unchecked Sendable {
                 for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
             }
             let rc = withUnsafePointer(to: &unix) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-            guard rc == 0 else { Glibc.close(fd); throw ClientError("connect \(address): \(String(cString: strerror(errno)))") }
+            guard rc == 0 else { Glibc.close(fd); throw KioskError("connect \(address): \(String(cString: strerror(errno)))") }
         }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -43,7 +44,7 @@ final class RawClient: @unchecked Sendable {
 
     /// False once the server has closed or reset the connection.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -54,10 +55,10 @@ final class RawClient: @unchecked Sendable {
     }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// The next response, or nil when the connection closed (or the timeout passed) first.
-    func response() -> Response? {
+    public func response() -> Response? {
         while true {
             if let end = headEnd() {
                 let head = String(decoding: pending[..<end], as: UTF8.self)
@@ -80,7 +81,7 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// True when the server closes the connection (end of stream or reset) before the timeout.
-    func closedByServer() -> Bool {
+    public func closedByServer() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = recv(fd, &buffer, buffer.count, 0)
@@ -89,7 +90,7 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
-    func close() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func close() { shutdown(fd, Int32(SHUT_RDWR)) }
 
     private func headEnd() -> Int? {
         guard pending.count >= 4 else { return nil }
@@ -106,9 +107,4 @@ final class RawClient: @unchecked Sendable {
         pending += buffer[..<n]
         return true
     }
-}
-
-struct ClientError: Error, CustomStringConvertible {
-    var description: String
-    init(_ text: String) { description = text }
 }
