@@ -204,6 +204,8 @@ public final class Kiosk {
 
     /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
     public func run() throws {
+        // From here on this thread only reads input and makes frames: it goes first.
+        log(raiseToInkPriority())
         try loop.watch(seat.fileDescriptor) { [unowned self] in readInput() }
         try loop.watch(display.fileDescriptor) { [unowned self] in display.handleEvents() }
         if let connectors {

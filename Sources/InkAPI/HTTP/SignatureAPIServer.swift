@@ -73,9 +73,9 @@ public final class SignatureAPIServer: Sendable {
             guard case .idle = phase else { throw KioskError("the signature API server was already started") }
             phase = .starting
         }
-        // One thread: the API's work is small, and the kiosk's thread must keep the other core.
-        // It runs at background priority, as the journal's writers do: under a flood of
-        // clients the ink's thread still gets the CPU first, and the API what is left.
+        // One thread: the API's work is small. It runs at background priority, as the journal's
+        // writers do: under a flood of clients the ink's thread gets the CPU first, the API what
+        // is left (measured in the VM: the better of the two for the ink and for the API).
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         group.next().execute { runInBackgroundPriority() }
         do {
