@@ -23,3 +23,6 @@ echo "== inkkiosk bench $REC --size $SIZE"
 echo
 echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
 "$BIN" replay "$REC" --size "$SIZE" --no-prediction --stats
+echo
+echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
+"$BIN" api-bench --clients 200 --seconds 10
