@@ -51,12 +51,12 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
             let status = try await blocking {
                 let idle = try (0..<4).map { _ in try BlockingClient(address) }
                 // The four are counted once the server has accepted them.
-                for _ in 0..<200 where server.connections.open < 4 { usleep(5_000) }
+                for _ in 0..<2000 where server.connections.open < 4 { usleep(5_000) }
                 let fifth = try BlockingClient(address)
                 let refused = fifth.response()
                 let closed = fifth.closedByServer()
                 idle[0].close()
-                for _ in 0..<200 where server.connections.open > 3 { usleep(5_000) }
+                for _ in 0..<2000 where server.connections.open > 3 { usleep(5_000) }
                 let next = try BlockingClient(address)
                 next.send(get("/health"))
                 return (refused?.status, refused?.headers["retry-after"], closed, next.response()?.status, server.connections.refused)
@@ -161,7 +161,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
             #expect(outcome.1, "a connection that never sends is closed after request_timeout")
             #expect(outcome.2 == 200)
             #expect(outcome.3, "a kept-alive connection is closed after idle_timeout")
-            for _ in 0..<200 where server.connections.open > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<2000 where server.connections.open > 0 { try await Task.sleep(for: .milliseconds(5)) }
             #expect(server.connections.open == 0)
         }
     }
@@ -190,7 +190,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
                 let holders = try (0..<2).map { _ in try BlockingClient(address) }
                 for holder in holders { holder.send(get("/signatures/\(id)?wait=100")) }
                 // The third finds both places taken.
-                for _ in 0..<400 where desk.longPolls < 2 { usleep(5_000) }
+                for _ in 0..<2000 where desk.longPolls < 2 { usleep(5_000) }
                 let third = try BlockingClient(address)
                 third.send(get("/signatures/\(id)?wait=100"))
                 let refused = third.response()
