@@ -123,8 +123,6 @@ public protocol CaptureArchive: Sendable {
 public enum CaptureLimits {
     public static let timeout: ClosedRange<Double> = 1...3600
     public static let promptLength = 200
-    /// Longest `?wait=` a request may hold its connection; longer values are cut to this.
-    public static let longestWait = 120.0
     /// Finished captures kept for `GET /signatures/{id}`.
     public static let history = 100
 }
