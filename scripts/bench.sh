@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark: a long recording through the release binary (`make bench` builds it first).
+# The benchmark: a long recording through the release binary (`make bench` builds it first),
+# then one page of signatures side by side with Xournal++ (scripts/peer-bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,6 @@ echo "== inkkiosk bench $REC --size $SIZE"
 echo
 echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
 "$BIN" replay "$REC" --size "$SIZE" --no-prediction --stats
+echo
+echo "== side by side with Xournal++ (scripts/peer-bench.sh)"
+scripts/peer-bench.sh
