@@ -40,7 +40,7 @@ test: release ## Every test: swift test, then the VM proof (as make e2e)
 e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, touch, pad and keyboard; checks the screendumps; boots the appliance
 	scripts/e2e.sh $(RELEASE_BIN)
 
-bench: release ## Release build, then the benchmark (scripts/bench.sh)
+bench: release ## Release build, then the benchmark (scripts/bench.sh), and side by side with Xournal++ (scripts/peer-bench.sh)
 	scripts/bench.sh
 
 soak: release ## A classroom day (20,000 strokes, 60 pages) and a shop day (500 signatures) through the real pipeline, journal and files: memory, journal size, start-up, page turns (about 3 min)

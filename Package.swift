@@ -32,8 +32,8 @@ let package = Package(
 
         // The ink: events, recordings, samples, strokes, tools, interaction. Foundation only.
         .target(name: "InkCore"),
-        // Canvas, overlay, damage, and PNG / SVG / PDF through cairo.
-        .target(name: "InkRender", dependencies: ["InkCore", "CCairo"]),
+        // Canvas, overlay, damage, and PNG / SVG / PDF through cairo (PNG deflated by zlib).
+        .target(name: "InkRender", dependencies: ["InkCore", "CCairo", "CZlib"]),
         // libinput on a udev seat -> InkEvents (one end that touches the kernel).
         .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).

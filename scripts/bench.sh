@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark: a long recording through the release binary (`make bench` builds it first).
+# The benchmark: a long recording through the release binary (`make bench` builds it first),
+# then one page of signatures side by side with Xournal++ (scripts/peer-bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,3 +27,5 @@ echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
 echo
 echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
 "$BIN" api-bench --clients 200 --seconds 10
+echo "== side by side with Xournal++ (scripts/peer-bench.sh)"
+scripts/peer-bench.sh

@@ -7,6 +7,8 @@ extension Replay {
     public func run(on display: Display, screen settings: ScreenSettings) throws -> (pipeline: FramePipeline, stats: ReplayStats) {
         var withScreen = self
         withScreen.options.pipeline = settings.pipelineOptions(options.pipeline)
+        // A screen with controls acts on taps frame by frame: it needs every frame.
+        if settings.mode != .draw { withScreen.options.finalPictureOnly = false }
         let screen = settings.makeScreen(metrics: settings.metrics(size: display.size, widthMM: 0))
         var context: ScreenContext?
         return try withScreen.run(on: display) { pipeline in

@@ -121,6 +121,7 @@ public final class FramePipeline {
             // A stroke ended (or an undo came) in the same batch as the turn: onto the canvas
             // first. The frame is not presented; the next one shows the whole new page anyway.
             notebook.page.finishFrame()
+            handedAhead = 0
             _ = try? renderer.render(document: document, changes: notebook.page.takeChanges(), overlay: OverlayScene())
         }
         guard let snapshot = renderer.snapshotCanvas() else { return }
@@ -181,12 +182,32 @@ public final class FramePipeline {
     public func redo() { notebook.page.redo(); needsFrame = true }
     public func clear() { notebook.page.clear(); needsFrame = true }
 
+    /// Ends a frame without drawing it (a replay that wants only the final picture): the
+    /// samples that arrived in it are marked as a drawn frame marks them, and what changed
+    /// waits for the next frame that is drawn; the strokes that ended are drawn meanwhile on
+    /// another core (`drawAhead`), unless no frame will be drawn.
+    public func skipFrame(drawAhead: Bool = true) {
+        notebook.page.finishFrame()
+        guard drawAhead else { return }
+        // Strokes that ended are drawn meanwhile on another core, for the frame that is drawn.
+        let ended = document.endedSinceTaken
+        if ended.count < handedAhead { handedAhead = 0 }
+        if ended.count > handedAhead {
+            renderer.drawAhead(Array(ended[handedAhead...]))
+            handedAhead = ended.count
+        }
+    }
+
+    /// How many of the document's untaken ended strokes `skipFrame` handed to the renderer.
+    private var handedAhead = 0
+
     /// Draws everything that arrived since the last frame and presents it.
     @discardableResult
     public func renderFrame() throws -> FrameReport {
         let start = ContinuousClock.now
         notebook.page.finishFrame()
         let changes = notebook.page.takeChanges()
+        handedAhead = 0
         let damage = try renderer.render(document: document, changes: changes, overlay: overlayScene())
         try display.present(renderer.frame, damage: damage)
         needsFrame = false

@@ -10,6 +10,15 @@ public struct ReplayOptions: Sendable {
     public var frameStep = 1
     /// Record the per-frame cost grouped by stroke (the benchmark's flatness figure).
     public var perStrokeCost = false
+    /// Draw only the last frame: every event still goes through the engine on the frame
+    /// clock (each frame's samples are marked as a drawn frame marks them), but the screen is
+    /// drawn once, at the end. The picture is the frame-by-frame replay's last frame, pixel for
+    /// pixel (`ReplayFinalPictureTests`); the frame figures (`ReplayStats`) then describe one frame.
+    /// Ignored with `framesDirectory` or `perStrokeCost`.
+    public var finalPictureOnly = false
+    /// With `finalPictureOnly`: whether the screen is wanted at all. Without it (only the
+    /// finished ink is written, as SVG, PDF or a capture) no frame is drawn.
+    public var drawsScreen = true
     public init() {}
 }
 
@@ -24,7 +33,8 @@ public struct Replay {
     }
 
     /// Runs to the end of the recording and returns the pipeline (its display holds the screen).
-    /// `beforeEachFrame` is where a mode's screen acts on the recording's taps and draws its controls.
+    /// `beforeEachFrame` is where a mode's screen acts on the recording's taps and draws its
+    /// controls; with `finalPictureOnly` it runs once, before the only frame drawn.
     public func run(on display: Display, beforeEachFrame: (FramePipeline) throws -> Void = { _ in })
         throws -> (pipeline: FramePipeline, stats: ReplayStats) {
         let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: options.pipeline)
@@ -46,6 +56,7 @@ public struct Replay {
             frameIndex += 1
         }
 
+        let onlyLast = options.finalPictureOnly && options.framesDirectory == nil && !options.perStrokeCost
         var i = 0
         let events = recording.events
         while i < events.count {
@@ -54,9 +65,13 @@ public struct Replay {
                 pipeline.handle(events[i])
                 i += 1
             }
-            try frame()
+            if onlyLast && (i < events.count || !options.drawsScreen) {
+                pipeline.skipFrame(drawAhead: options.drawsScreen)
+            } else {
+                try frame()
+            }
         }
-        if pipeline.needsFrame || reports.isEmpty { try frame() }
+        if (pipeline.needsFrame || reports.isEmpty) && !(onlyLast && !options.drawsScreen) { try frame() }
 
         let strokeMs = options.perStrokeCost ? strokeCost.keys.sorted().compactMap { id -> Double? in
             guard let costs = strokeCost[id] else { return nil }

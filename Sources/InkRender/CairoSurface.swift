@@ -32,6 +32,13 @@ public final class ImageSurface: @unchecked Sendable {
         surface = s; self.size = size; self.format = format
     }
 
+    /// An image of part of the screen, the part whose top-left pixel is `origin` (whole pixels):
+    /// what is drawn at screen coordinates lands on it, and it paints back where it belongs.
+    public convenience init(size: PixelSize, format: PixelFormat, origin: Point) throws {
+        try self.init(size: size, format: format)
+        cairo_surface_set_device_offset(surface, -origin.x, -origin.y)
+    }
+
     deinit { cairo_surface_destroy(surface) }
 
     public var stride: Int { Int(cairo_image_surface_get_stride(surface)) }
@@ -58,13 +65,15 @@ public final class ImageSurface: @unchecked Sendable {
         return try body(UnsafeRawPointer(data), stride)
     }
 
-    public func writePNG(to path: String) throws {
-        let status = cairo_surface_write_to_png(surface, path)
-        guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot write \(path)", status) }
-    }
+    /// Writes the image as PNG (`PNGEncoder`: zlib at a level chosen for speed).
+    public func writePNG(to path: String) throws { try PNGEncoder.write(self, to: path) }
 
     /// The PNG `writePNG` would write, in memory.
-    public func pngData() throws -> Data {
+    public func pngData() throws -> Data { try PNGEncoder.encode(self) }
+
+    /// The PNG cairo's own writer makes (libpng, zlib's default level): the size and time
+    /// `PNGEncoder` is measured against.
+    public func cairoPNGData() throws -> Data {
         let sink = CairoByteSink()
         let status = withExtendedLifetime(sink) {
             cairo_surface_write_to_png_stream(surface, CairoByteSink.write, Unmanaged.passUnretained(sink).toOpaque())

@@ -88,19 +88,19 @@ public struct Exporter {
         defer { cairo_surface_destroy(surface) }
         for (i, strokes) in pages.enumerated() {
             if i > 0 { cairo_surface_show_page(surface) }
-            draw(strokes, on: surface)
+            draw(strokes, on: surface, vector: true)
         }
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
         guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot write \(path)", status) }
     }
 
-    private func draw(_ strokes: [Stroke], on surface: OpaquePointer) {
+    private func draw(_ strokes: [Stroke], on surface: OpaquePointer, vector: Bool = false) {
         let ctx = CairoContext(surface)
         if case .color(let c) = background {
             ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: c)
         }
         cairo_translate(ctx.cr, -origin.x, -origin.y)
-        for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr) }
+        for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr, vector: vector) }
     }
 }

@@ -18,7 +18,10 @@ public final class FrameRenderer {
     public let frame: ImageSurface
     let canvas: ImageSurface
     /// The paper: background colour and the screen's decorations under the ink (a prompt, a line).
+    /// Painted when first needed (`paper`): plain paper that nothing repaints from (a replay
+    /// of ink only) never touches its memory.
     private let backdrop: ImageSurface
+    private var backdropPainted = false
     private var backdropElements: [UIElement] = []
     /// Controls over the ink (buttons, toolbar, banners); transparent elsewhere.
     private var chrome: ImageSurface?
@@ -49,7 +52,6 @@ public final class FrameRenderer {
         canvas = try ImageSurface(size: size, format: .xrgb)
         frame = try ImageSurface(size: size, format: .xrgb)
         backdrop = try ImageSurface(size: size, format: .xrgb)
-        CairoContext(backdrop).fill(bounds, with: background)
         CairoContext(canvas).fill(bounds, with: background)
     }
 
@@ -82,7 +84,17 @@ public final class FrameRenderer {
     public private(set) var backdropGeneration = 0
 
     /// The paper and its decorations, for painting a page elsewhere (`paintPage`).
-    public func backdropSnapshot() -> PageSnapshot { PageSnapshot(of: backdrop, backdrop: backdropGeneration) }
+    public func backdropSnapshot() -> PageSnapshot { PageSnapshot(of: paper(), backdrop: backdropGeneration) }
+
+    /// The backdrop, painted.
+    private func paper() -> ImageSurface {
+        if !backdropPainted {
+            CairoContext(backdrop).fill(bounds, with: background)
+            cairo_surface_flush(backdrop.surface)
+            backdropPainted = true
+        }
+        return backdrop
+    }
 
     /// A page's canvas painted from its strokes on `backdrop`, on any thread: what a page that
     /// has not been shown yet will look like, made before it is turned to.
@@ -102,6 +114,7 @@ public final class FrameRenderer {
         backdropElements = elements
         let ctx = CairoContext(backdrop)
         ctx.fill(bounds, with: background)
+        backdropPainted = true
         UIPainter.draw(elements, in: ctx.cr)
         cairo_surface_flush(backdrop.surface)
         canvasStale = true
@@ -153,7 +166,7 @@ public final class FrameRenderer {
         if canvasStale { changes.everything = true; canvasStale = false }
 
         let canvasContext = CairoContext(canvas)
-        for stroke in changes.ended { try end(stroke, canvas: canvasContext, damage: &damage) }
+        try end(changes.ended, canvas: canvasContext, damage: &damage)
         repaintCanvas(document, changes, canvasContext, &damage)
 
         // New final pieces of active strokes go into their layers; the rest is overlay.
@@ -245,6 +258,48 @@ public final class FrameRenderer {
         layer.committedPieces = k
     }
 
+    /// Strokes that ended since the last frame, onto the canvas in order. Those drawn ahead
+    /// (`drawAhead`) and, when many end at once (a replay that draws only its final picture
+    /// ends them all in one frame), the others are each drawn as its layer would be
+    /// (`StrokeRaster`), on every core, a batch at a time to bound the memory.
+    private func end(_ ended: [Stroke], canvas: CairoContext, damage: inout DamageRegion) throws {
+        let ahead = self.ahead
+        self.ahead = nil
+        ahead?.finish()
+        let batch = 64
+        var start = 0
+        while start < ended.count {
+            let part = ended[start..<min(start + batch, ended.count)]
+            start = part.endIndex
+            var drawn: [Int: StrokeRaster.Drawn] = [:]
+            var missing: [Int] = []
+            // Done pen, calligraphy and highlighter strokes with nothing on a layer yet.
+            for i in part.indices where part[i].state == .done && part[i].brush.tool != .eraser && layers[part[i].id] == nil {
+                if let d = try ahead?.take(part[i]) { drawn[i] = d } else { missing.append(i) }
+            }
+            if missing.count >= StrokeRaster.parallelFrom {
+                for (i, d) in zip(missing, try StrokeRaster.draw(missing.map { part[$0] }, screen: size)) { drawn[i] = d }
+            }
+            for i in part.indices {
+                guard let d = drawn[i] else { try end(part[i], canvas: canvas, damage: &damage); continue }
+                if let image = d.image { canvas.paint(image, opacity: part[i].brush.opacity, in: d.clip) }
+                damage.add(d.inked)
+            }
+        }
+    }
+
+    /// Strokes drawn on other threads before the frame that paints them, while the caller goes
+    /// on (a replay that draws only its final picture hands each stroke over as it ends).
+    private var ahead: StrokeRaster.Ahead?
+
+    /// Starts drawing finished strokes on another thread; the next frame paints them. A stroke
+    /// that changes before then is drawn again.
+    public func drawAhead(_ strokes: [Stroke]) {
+        guard !strokes.isEmpty else { return }
+        if ahead == nil { ahead = StrokeRaster.Ahead(screen: size) }
+        ahead?.submit(strokes)
+    }
+
     private func end(_ stroke: Stroke, canvas: CairoContext, damage: inout DamageRegion) throws {
         let layer = try self.layer(for: stroke.id)
         if stroke.state == .done {
@@ -278,7 +333,7 @@ public final class FrameRenderer {
         for r in regions where !r.isEmpty {
             cairo_save(ctx.cr)
             ctx.clip(to: r)
-            ctx.copy(backdrop, in: r)
+            ctx.copy(paper(), in: r)
             for stroke in document.strokes where stroke.bounds.intersects(r) {
                 ShapePainter.drawStroke(stroke, in: ctx.cr)
             }

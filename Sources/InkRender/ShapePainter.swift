@@ -62,8 +62,18 @@ enum ShapePainter {
     }
 
     /// A whole stroke as one translucent layer: overlapping parts of it never darken.
-    static func drawStroke(_ stroke: Stroke, in cr: OpaquePointer) {
+    ///
+    /// `vector`: the target is an SVG or PDF. There an opaque stroke's pieces are drawn straight
+    /// onto the page: a group per stroke costs a nested group (SVG) or a transparency-group
+    /// object (PDF) and looks the same when the stroke is opaque; a translucent one keeps it.
+    static func drawStroke(_ stroke: Stroke, in cr: OpaquePointer, vector: Bool = false) {
         let shaper = StrokeShaper(brush: stroke.brush)
+        if vector && stroke.brush.opacity >= 1 {
+            for k in stroke.samples.indices {
+                draw(shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles).shapes, in: cr)
+            }
+            return
+        }
         // The group is as large as the clip: keep it to the stroke, not the whole surface.
         let r = stroke.bounds.outset(by: 2).integral
         cairo_save(cr)

@@ -62,6 +62,10 @@ struct ReplayCommand: ParsableCommand {
         options.pipeline = ink.pipelineOptions(prediction: !input.noPrediction)
         options.framesDirectory = frames
         options.frameStep = frameStep
+        // Only the final picture was asked for: draw the screen once, at the end.
+        options.finalPictureOnly = !stats && frames == nil
+        // SVG, PDF, a capture and a transparent PNG are drawn from the document: no screen needed.
+        options.drawsScreen = png != nil && background == .white
         var screen = ScreenSettings()
         if let config {
             do { screen = try KioskConfig.load(path: config).screen } catch let e as ConfigError {

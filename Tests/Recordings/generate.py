@@ -10,6 +10,9 @@ Usage:
                                              (default: this script's directory)
     python3 generate.py --long N --out FILE  write one long benchmark
                                              recording of N pen strokes
+    python3 generate.py --signatures N --out FILE.inklog [--xopp FILE.xopp]
+                                             one 1920x1080 page of N
+                                             signatures (the peer benchmark)
 """
 
 import argparse
@@ -526,6 +529,8 @@ RECORDINGS = {
     "stray.inklog": rec_stray,
     "pad.inklog": rec_pad,
     "tipup-glitch.inklog": rec_tipup_glitch,
+    # 15 signatures on a pen display: real-looking handwriting (the peer benchmark's page has 60).
+    "signatures.inklog": lambda: signature_page(15)[0],
 }
 
 
@@ -555,6 +560,248 @@ def rec_long(n_strokes, seed=1234):
     return r
 
 
+
+# --------------------------------------------------------------------------
+# A page of signatures (the peer benchmark: the same ink as .inklog and .xopp)
+
+# A pen display: its area is the screen's, so device position × screen size is
+# the pixel the kiosk draws at (and what the .xopp holds).
+PEN_DISPLAY = {"id": 1, "kind": "tablet", "name": "Wacom One Pen Display 13",
+               "widthMM": 294, "heightMM": 166, "direct": True}
+
+# Cursive letters as waypoints in x-height units: x to the right, y up from
+# the baseline; each starts where the previous one ended, near (0, 0.1), and
+# ends at (advance, ~0.15).  (waypoints, advance, mark) where mark is a dot
+# ("i") or a cross ("t") drawn after the word, or None.
+LETTERS = {
+    "e": ([(0.35, 0.45), (0.6, 0.8), (0.38, 1.0), (0.12, 0.6), (0.35, 0.08),
+           (0.75, 0.15)], 0.75, None),
+    "l": ([(0.45, 1.2), (0.65, 2.1), (0.45, 2.45), (0.25, 1.9), (0.3, 0.6),
+           (0.45, 0.05), (0.8, 0.18)], 0.8, None),
+    "n": ([(0.15, 0.8), (0.28, 1.0), (0.32, 0.5), (0.3, 0.0), (0.38, 0.65),
+           (0.6, 1.0), (0.75, 0.6), (0.8, 0.08), (1.05, 0.18)], 1.05, None),
+    "m": ([(0.12, 0.8), (0.22, 1.0), (0.28, 0.45), (0.26, 0.0), (0.33, 0.65),
+           (0.5, 1.0), (0.6, 0.55), (0.6, 0.0), (0.67, 0.65), (0.85, 1.0),
+           (0.98, 0.6), (1.02, 0.08), (1.3, 0.18)], 1.3, None),
+    "o": ([(0.42, 0.92), (0.2, 0.88), (0.08, 0.45), (0.3, 0.04), (0.56, 0.32),
+           (0.5, 0.92), (0.42, 0.86), (0.75, 0.78)], 0.75, None),
+    "a": ([(0.55, 0.85), (0.32, 1.0), (0.1, 0.5), (0.25, 0.04), (0.52, 0.4),
+           (0.58, 0.97), (0.56, 0.3), (0.66, 0.04), (0.88, 0.18)], 0.88, None),
+    "g": ([(0.5, 0.9), (0.26, 1.0), (0.1, 0.55), (0.3, 0.2), (0.55, 0.6),
+           (0.57, 0.97), (0.56, -0.3), (0.45, -1.1), (0.2, -1.0), (0.32, -0.3),
+           (0.85, 0.15)], 0.85, None),
+    "r": ([(0.2, 0.8), (0.34, 1.0), (0.45, 0.82), (0.56, 0.96), (0.6, 0.42),
+           (0.65, 0.04), (0.9, 0.18)], 0.9, None),
+    "u": ([(0.12, 0.9), (0.15, 0.3), (0.3, 0.02), (0.52, 0.5), (0.6, 0.98),
+           (0.6, 0.3), (0.7, 0.03), (0.9, 0.18)], 0.9, None),
+    "i": ([(0.22, 0.7), (0.3, 1.0), (0.3, 0.3), (0.4, 0.04), (0.6, 0.18)],
+          0.6, ("dot", 0.3, 1.65)),
+    "t": ([(0.3, 1.2), (0.46, 2.0), (0.4, 0.5), (0.46, 0.04), (0.72, 0.18)],
+          0.72, ("cross", 0.42, 1.25)),
+}
+LOWER = "eelnnmoaagrrueitlnoe"
+# Capitals: (waypoints ending near the baseline, advance).
+CAPITALS = [
+    ([(0.1, 0.1), (0.35, 2.6), (0.55, 0.6), (0.85, 2.6), (1.05, 0.3),
+      (1.3, 0.2)], 1.3),                                              # M
+    ([(1.1, 2.3), (0.7, 2.7), (0.25, 2.3), (0.55, 1.4), (0.95, 0.7),
+      (0.6, 0.02), (0.1, 0.35), (0.6, 0.3), (1.2, 0.2)], 1.2),        # S
+    ([(0.5, 2.6), (0.3, 1.2), (0.15, 0.1), (-0.15, 0.4), (0.4, 0.3),
+      (1.0, 0.05), (1.25, 0.2)], 1.25),                               # L
+    ([(0.2, 2.2), (0.8, 2.7), (1.1, 2.0), (0.55, 1.4), (1.2, 0.8),
+      (0.7, 0.02), (0.1, 0.3), (0.35, 1.5), (1.3, 0.2)], 1.3),        # B
+    ([(1.0, 2.2), (0.6, 2.6), (0.15, 1.8), (0.2, 0.5), (0.6, 0.02),
+      (1.05, 0.35), (1.25, 0.2)], 1.25),                              # C
+]
+
+
+def _catmull(waypoints, per_segment=12):
+    """A smooth curve through `waypoints` (centripetal enough for letters:
+    uniform Catmull-Rom), as a dense polyline."""
+    pts = [waypoints[0]] + list(waypoints) + [waypoints[-1]]
+    out = []
+    for i in range(1, len(pts) - 2):
+        p0, p1, p2, p3 = pts[i - 1], pts[i], pts[i + 1], pts[i + 2]
+        for j in range(per_segment):
+            t = j / per_segment
+            t2, t3 = t * t, t * t * t
+            out.append(tuple(
+                0.5 * (2 * p1[c] + (-p0[c] + p2[c]) * t
+                       + (2 * p0[c] - 5 * p1[c] + 4 * p2[c] - p3[c]) * t2
+                       + (-p0[c] + 3 * p1[c] - 3 * p2[c] + p3[c]) * t3)
+                for c in (0, 1)))
+    out.append(tuple(pts[-2]))
+    return out
+
+
+def _pen_samples(dense, speed, rng):
+    """Resample a dense polyline (pixels) as the pen would report it: one
+    sample per period, the pen slower in tight turns than on straight runs."""
+    out = [dense[0]]
+    carry, step = 0.0, speed
+    for a, b in zip(dense, dense[1:]):
+        seg = math.hypot(b[0] - a[0], b[1] - a[1])
+        carry += seg
+        while carry >= step:
+            carry -= step
+            f = 1 - carry / seg if seg > 0 else 1
+            out.append((a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f))
+    if math.hypot(out[-1][0] - dense[-1][0], out[-1][1] - dense[-1][1]) > 0.3:
+        out.append(dense[-1])
+    # Speed variation: drop or double samples where the curve turns.
+    result = [out[0]]
+    for k in range(1, len(out) - 1):
+        ax, ay = out[k][0] - out[k - 1][0], out[k][1] - out[k - 1][1]
+        bx, by = out[k + 1][0] - out[k][0], out[k + 1][1] - out[k][1]
+        na, nb = math.hypot(ax, ay), math.hypot(bx, by)
+        turn = 0.0 if na == 0 or nb == 0 else math.acos(
+            max(-1.0, min(1.0, (ax * bx + ay * by) / (na * nb))))
+        if turn > 0.5 and rng.random() < 0.7:
+            # a slower pen here: an extra sample half-way
+            result.append(((out[k - 1][0] + out[k][0]) / 2,
+                           (out[k - 1][1] + out[k][1]) / 2))
+        result.append(out[k])
+    result.append(out[-1])
+    return result
+
+
+def _pressures(n, rng, peak):
+    """Pressure along a stroke: a quick rise, a slow wander, a lighter end."""
+    phase, waves = rng.uniform(0, 2 * math.pi), rng.uniform(0.8, 2.2)
+    out = []
+    for i in range(n):
+        s = i / max(1, n - 1)
+        rise = min(1.0, (i + 1) / 5.0)
+        fall = min(1.0, (n - i) / 6.0)
+        wander = 1 + 0.18 * math.sin(2 * math.pi * waves * s + phase)
+        out.append(round(max(0.03, min(1.0, peak * wander * (0.35 + 0.65 * rise)
+                                       * (0.45 + 0.55 * fall))), 4))
+    return out
+
+
+def _signature(rng, origin, scale):
+    """One signature: strokes as lists of pixel points (y down), each with
+    its pressures.  Two words (a capital and cursive letters, the capital
+    sometimes lifted), the i-dots and t-crosses, sometimes a flourish."""
+    slant = rng.uniform(0.15, 0.4)
+    angle = math.radians(rng.uniform(-4, 3))
+    ca, sa = math.cos(angle), math.sin(angle)
+    speed = rng.uniform(5.0, 7.5) * scale / 13.0
+
+    def to_px(x, y):
+        x, y = x + slant * y, y
+        x, y = x * ca - y * sa, x * sa + y * ca
+        return (origin[0] + x * scale, origin[1] - y * scale)
+
+    def jitter(wps, amount=0.06):
+        return [(x + rng.uniform(-amount, amount), y + rng.uniform(-amount, amount))
+                for x, y in wps]
+
+    strokes, marks = [], []
+    x = 0.0
+    words = 2
+    for w in range(words):
+        cap, cap_adv = CAPITALS[rng.randrange(len(CAPITALS))]
+        word = [(x, 0.2)] + [(x + px, py) for px, py in jitter(cap, 0.08)]
+        lifted = rng.random() < 0.2
+        if lifted:
+            strokes.append(word)
+            word = [(x + cap_adv + 0.1, 0.3)]
+        x += cap_adv
+        for _ in range(rng.randint(3, 5) if w == 0 else rng.randint(3, 6)):
+            ch = LOWER[rng.randrange(len(LOWER))]
+            wps, adv, mark = LETTERS[ch]
+            word += [(x + px, py) for px, py in jitter(wps)]
+            if mark:
+                marks.append((mark[0], x + mark[1], mark[2]))
+            x += adv * rng.uniform(0.9, 1.15)
+        strokes.append(word)
+        x += rng.uniform(0.9, 1.5)
+    for kind, mx, my in marks:
+        if kind == "dot":
+            strokes.append([(mx, my), (mx + 0.08, my + 0.05), (mx + 0.12, my - 0.02)])
+        else:
+            strokes.append([(mx - 0.45, my), (mx + 0.1, my + 0.08), (mx + 0.55, my + 0.02)])
+    if rng.random() < 0.45:
+        # A flourish back under the name.
+        y0 = rng.uniform(-0.6, -0.3)
+        strokes.append([(x - 0.8, 0.1), (x - 0.5, y0), (x * 0.55, y0 - 0.35),
+                        (x * 0.15, y0 - 0.1), (-0.2, y0 + 0.15)])
+
+    out = []
+    for wps in strokes:
+        dense = [to_px(px, py) for px, py in _catmull(wps)]
+        pts = _pen_samples(dense, speed, rng)
+        if len(pts) < 3:
+            pts = [dense[0], dense[len(dense) // 2], dense[-1]]
+        out.append((pts, _pressures(len(pts), rng, rng.uniform(0.3, 0.65))))
+    return out
+
+
+def signature_page(n=60, size=(1920, 1080), seed=2024):
+    """`n` signatures laid out on one page of `size` pixels, in reading
+    order.  Returns the Recorder and the strokes in pixels (for .xopp)."""
+    rng = random.Random(seed)
+    cols = 5
+    rows = (n + cols - 1) // cols
+    cw, ch = size[0] / cols, size[1] / rows
+    r = Recorder([PEN_DISPLAY])
+    page = []
+    for k in range(n):
+        col, row = k % cols, k // cols
+        scale = rng.uniform(15.0, 19.0)
+        origin = (col * cw + rng.uniform(0.06, 0.12) * cw,
+                  row * ch + ch * rng.uniform(0.6, 0.68))
+        strokes = _signature(rng, origin, scale)
+        for i, (pts, pres) in enumerate(strokes):
+            norm = [(_r5(_clamp01(x / size[0])), _r5(_clamp01(y / size[1])))
+                    for x, y in pts]
+            tilt = (rng.uniform(15, 30), rng.uniform(5, 20))
+            r.pen_stroke(norm, pressure=pres, tilt=tilt,
+                         leave=(i == len(strokes) - 1))
+            page.append(([(x * size[0], y * size[1]) for x, y in norm], pres))
+        r.wait(rng.uniform(0.4, 0.9))
+    return r, page
+
+
+# The kiosk's pen: 9 px at full pressure through the standard pressure curve
+# (InkCore's Brush.standard(.pen) and PressureCurve.standard).
+PEN_WIDTH = 9.0
+PRESSURE_CURVE = [(0.0, 0.0), (0.05, 0.12), (0.5, 0.6), (1.0, 1.0)]
+INK = "#0d1759ff"
+
+
+def pen_width(pressure):
+    p = max(pressure, 0.025)
+    for (x0, y0), (x1, y1) in zip(PRESSURE_CURVE, PRESSURE_CURVE[1:]):
+        if p <= x1:
+            return PEN_WIDTH * (y0 + (y1 - y0) * (p - x0) / (x1 - x0))
+    return PEN_WIDTH
+
+
+def write_xopp(path, page, size=(1920, 1080)):
+    """The same strokes as a Xournal++ document (gzip'd XML): one page of
+    `size` points, white, one layer; a stroke's width attribute is its
+    nominal width and then one width per segment (the pressure)."""
+    import gzip
+    out = ['<?xml version="1.0" standalone="no"?>',
+           '<xournal creator="inkkiosk generate.py" fileversion="4">',
+           '<title>Xournal++ document - see https://github.com/xournalpp/xournalpp</title>',
+           '<page width="%.2f" height="%.2f">' % size,
+           '<background type="solid" color="#ffffffff" style="plain"/>',
+           '<layer>']
+    for pts, pres in page:
+        widths = " ".join("%.3f" % pen_width(p) for p in pres[:-1])
+        coords = " ".join("%.4f %.4f" % p for p in pts)
+        out.append('<stroke tool="pen" color="%s" width="%.2f %s">%s</stroke>'
+                   % (INK, PEN_WIDTH, widths, coords))
+    out += ['</layer>', '</page>', '</xournal>', '']
+    data = "\n".join(out).encode("utf-8")
+    with open(path, "wb") as f:
+        # mtime 0: the same bytes on every run.
+        with gzip.GzipFile(fileobj=f, mode="wb", mtime=0) as z:
+            z.write(data)
+
 # --------------------------------------------------------------------------
 
 def main(argv=None):
@@ -565,7 +812,24 @@ def main(argv=None):
     ap.add_argument("--long", type=int, metavar="N",
                     help="write one long benchmark recording of N strokes "
                     "to the file given by --out")
+    ap.add_argument("--signatures", type=int, metavar="N",
+                    help="write one 1920x1080 page of N signatures to the "
+                    ".inklog file given by --out (and with --xopp, the same "
+                    "strokes as a Xournal++ document)")
+    ap.add_argument("--xopp", metavar="FILE",
+                    help="with --signatures: also write FILE.xopp")
     args = ap.parse_args(argv)
+
+    if args.signatures is not None:
+        if not args.out:
+            ap.error("--signatures needs --out FILE")
+        if args.signatures < 1:
+            ap.error("--signatures needs N >= 1")
+        rec, page = signature_page(args.signatures)
+        rec.write(args.out)
+        if args.xopp:
+            write_xopp(args.xopp, page)
+        return 0
 
     if args.long is not None:
         if not args.out:

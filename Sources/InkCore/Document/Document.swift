@@ -45,11 +45,11 @@ public struct Document: Sendable {
             active[source] = stroke
             if brush.tool == .eraser { erasing[source] = []; erase(source, from: nil, to: sample) }
         case let .appendSample(source, sample):
-            guard var stroke = active[source] else { return }
-            let previous = stroke.samples.last
-            stroke.append(sample)
-            active[source] = stroke
-            if stroke.brush.tool == .eraser { erase(source, from: previous, to: sample) }
+            // In place: a copy out of `active` would copy every sample of the stroke each time.
+            guard active[source] != nil else { return }
+            let previous = active[source]?.samples.last
+            active[source]?.append(sample)
+            if active[source]?.brush.tool == .eraser { erase(source, from: previous, to: sample) }
         case let .updateSample(source, index, sample):
             active[source]?.update(index: index, with: sample)
         case let .endStroke(source):
@@ -235,6 +235,9 @@ public struct Document: Sendable {
     }
 
     /// Changes the renderer has not been shown yet (`takeChanges`).
+    /// Strokes that ended since the changes were last taken, in order (to start drawing them early).
+    public var endedSinceTaken: [Stroke] { changes.ended }
+
     public var hasUntakenChanges: Bool { !changes.ended.isEmpty || !changes.invalid.isEmpty || changes.everything }
 
     /// The shortest edits that rebuild this page: its ink and its undo and redo steps, as

@@ -33,6 +33,9 @@ struct InklogLine: Decodable {
     var tiltX: Double?, tiltY: Double?, rotation: Double?, slider: Double?
     var unknownKeys: [String] = []
 
+    /// No fields (the hand-written parser fills them in).
+    init() {}
+
     init(from decoder: Decoder) throws {
         let all = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(Key.allCases.map(\.rawValue))

@@ -15,11 +15,19 @@ public struct Recording: Sendable, Equatable {
 
 /// Reads `.inklog` recordings strictly: the first bad line stops the read with its line number,
 /// and nothing half-read is returned. Out-of-range values are clamped and counted.
+///
+/// The header is decoded with `JSONDecoder`; event lines, nearly all of a recording, with
+/// `InklogLineParser`, which reads them straight from the file's bytes.
 public struct InklogReader {
     public static let version = 1
     private let name: String
+    /// How event lines are parsed: `.bytes` (the hand-written parser), or `.jsonDecoder` (the
+    /// reference the tests compare it with).
+    enum LineParsing { case bytes, jsonDecoder }
+    private let lineParsing: LineParsing
 
-    public init(name: String = "<memory>") { self.name = name }
+    public init(name: String = "<memory>") { self.init(name: name, lineParsing: .bytes) }
+    init(name: String, lineParsing: LineParsing) { self.name = name; self.lineParsing = lineParsing }
 
     public static func read(contentsOf url: URL) throws -> Recording {
         let data: Data
@@ -30,10 +38,30 @@ public struct InklogReader {
     }
 
     public func read(_ data: Data) throws -> Recording {
-        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        if lines.last?.isEmpty == true { lines.removeLast() }
-        guard let headerLine = lines.first else { throw fail(1, "the file is empty; the first line must be the header") }
+        try data.withUnsafeBytes { raw in try read(raw.bindMemory(to: UInt8.self)) }
+    }
 
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Recording {
+        // Lines end at "\n"; a final "\n" ends the last line rather than starting an empty one.
+        var lineStart = 0
+        var number = 0
+        /// The next line's bytes, or nil at the end.
+        func nextLine() -> UnsafeBufferPointer<UInt8>? {
+            guard lineStart < bytes.count else { return nil }
+            let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[lineStart...])
+            let end: Int
+            if let base = rest.baseAddress, let nl = memchr(base, Int32(UInt8(ascii: "\n")), rest.count) {
+                end = lineStart + (base.distance(to: UnsafeRawPointer(nl)))
+            } else {
+                end = bytes.count
+            }
+            let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<end])
+            lineStart = end + 1
+            number += 1
+            return line
+        }
+
+        guard let headerLine = nextLine() else { throw fail(1, "the file is empty; the first line must be the header") }
         let decoder = JSONDecoder()
         let header = try decodeLine(headerLine, number: 1, decoder)
         guard let version = header.inklog else { throw fail(1, "the first line is not an inklog header (no \"inklog\" field)") }
@@ -50,16 +78,22 @@ public struct InklogReader {
 
         var parser = EventParser(devices: byId)
         var events: [InkEvent] = []
-        events.reserveCapacity(lines.count)
+        // About 140 bytes an event line: room for all of them at once.
+        events.reserveCapacity(bytes.count / 100 + 16)
         var lastTime = -Double.infinity
-        for (index, raw) in lines.enumerated().dropFirst() {
-            let number = index + 1
+        while let raw = nextLine() {
             if raw.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
                 throw fail(number, "empty line")
             }
-            let line = try decodeLine(raw, number: number, decoder)
             let event: InkEvent
-            do { event = try parser.parse(line) } catch let message as LineProblem {
+            do {
+                let line: InklogLine
+                switch lineParsing {
+                case .bytes: line = try InklogLineParser.parse(raw)
+                case .jsonDecoder: line = try decodeLine(raw, number: number, decoder)
+                }
+                event = try parser.parse(line)
+            } catch let message as LineProblem {
                 throw fail(number, message.text)
             }
             guard event.time >= lastTime else {
@@ -71,9 +105,9 @@ public struct InklogReader {
         return Recording(devices: devices, events: events, clampedValues: parser.clamped)
     }
 
-    private func decodeLine(_ raw: Data.SubSequence, number: Int, _ decoder: JSONDecoder) throws -> InklogLine {
+    private func decodeLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, _ decoder: JSONDecoder) throws -> InklogLine {
         let line: InklogLine
-        let data = Data(raw)
+        let data = Data(buffer: raw)
         do { line = try decoder.decode(InklogLine.self, from: data) } catch {
             throw fail(number, InklogLine.explain(error, in: data))
         }

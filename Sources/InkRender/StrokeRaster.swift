@@ -1,0 +1,172 @@
+import CCairo
+import Dispatch
+import Foundation
+import InkCore
+
+/// Finished strokes drawn off the canvas, each on a small image of its own, on several threads:
+/// what the renderer does when many strokes end at once (a replay that draws only its final
+/// picture ends every stroke in one frame).
+///
+/// Each stroke gets exactly the drawing calls a stroke's layer gets in `FrameRenderer` (its
+/// pieces one by one, in order, on transparent pixels), on an image that covers only where the
+/// stroke is painted, placed there by a whole-pixel device offset. cairo rasterises a path the
+/// same way under a whole-pixel translation, so the pixels are the layer's; the canvas then gets
+/// them in document order, as `FrameRenderer.end` paints a layer. `ReplayFinalPictureTests`
+/// compares the two pictures pixel for pixel.
+enum StrokeRaster {
+    /// A stroke's ink, drawn: paint `image` onto the canvas within `clip` with the stroke's opacity.
+    struct Drawn: @unchecked Sendable {
+        /// nil when the stroke left no ink on the screen.
+        let image: ImageSurface?
+        /// Where the layer would be painted: the inked area grown by 2, in whole pixels.
+        let clip: Rect
+        /// The union of the pieces' bounds (the layer's `inked`).
+        let inked: Rect
+    }
+
+    /// Strokes fewer than this are drawn on the calling thread, as the renderer always did.
+    static let parallelFrom = 4
+
+    /// Draws each of `strokes` (all done, none with a layer yet), using every core.
+    static func draw(_ strokes: [Stroke], screen: PixelSize) throws -> [Drawn] {
+        let results = Results(count: strokes.count)
+        let workers = min(strokes.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        if workers <= 1 || strokes.count < parallelFrom {
+            for (i, stroke) in strokes.enumerated() { results.set(i, Result { try draw(stroke, screen: screen) }) }
+        } else {
+            // Strokes are taken in order from a shared counter: a long stroke does not hold up
+            // a worker's whole share.
+            let next = Counter()
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let i = next.take()
+                    guard i < strokes.count else { return }
+                    results.set(i, Result { try draw(strokes[i], screen: screen) })
+                }
+            }
+        }
+        return try results.values()
+    }
+
+    /// One stroke, drawn as its layer would be (see the type's comment).
+    static func draw(_ stroke: Stroke, screen: PixelSize) throws -> Drawn {
+        let shaper = StrokeShaper(brush: stroke.brush)
+        var pieces: [StrokePiece] = []
+        pieces.reserveCapacity(stroke.samples.count)
+        var inked = Rect.empty
+        for k in stroke.samples.indices where StrokeShaper.isFinal(piece: k, count: stroke.samples.count, done: true) {
+            let piece = shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles)
+            inked = inked.union(piece.bounds)
+            pieces.append(piece)
+        }
+        let clip = inked.outset(by: 2).integral
+        let area = clip.intersection(Rect(x: 0, y: 0, width: Double(screen.width), height: Double(screen.height)))
+        guard !inked.isEmpty, !area.isEmpty, area.width >= 1, area.height >= 1 else {
+            return Drawn(image: nil, clip: clip, inked: inked)
+        }
+        let image = try ImageSurface(size: PixelSize(width: Int(area.width), height: Int(area.height)), format: .argb,
+                                     origin: Point(area.minX, area.minY))
+        let ctx = CairoContext(image)
+        for piece in pieces { ShapePainter.draw(piece.shapes, in: ctx.cr) }
+        cairo_surface_flush(image.surface)
+        return Drawn(image: image, clip: clip, inked: inked)
+    }
+
+    /// Strokes drawn ahead on another thread while the caller goes on with other work (a replay
+    /// that draws only its final picture hands over each stroke as it ends, and reads the next
+    /// events meanwhile). `take` gives a stroke's drawing, drawing it on the calling thread if
+    /// no worker has started it.
+    final class Ahead: @unchecked Sendable {
+        private let screen: PixelSize
+        private let workers: Int
+        private let lock = NSCondition()
+        private var queue: [Stroke] = []
+        private var next = 0
+        /// Workers asked for, and those that have started (only these are waited for: a
+        /// worker the thread pool never got round to must not hold anyone up).
+        private var scheduled = 0
+        private var working = 0
+        private var closed = false
+        private var drawn: [StrokeID: (stroke: Stroke, result: Result<Drawn, any Error>)] = [:]
+        private var drawing: Set<StrokeID> = []
+        /// Pixels waiting to be painted, and the most there may be (the rest is drawn at the end).
+        private var bytes = 0
+        private let budget: Int
+
+        init(screen: PixelSize, budget: Int = 96 << 20) {
+            self.screen = screen
+            self.budget = budget
+            workers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+        }
+
+        /// Starts drawing `strokes` (done strokes only; others are ignored) on worker threads.
+        func submit(_ strokes: [Stroke]) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !closed else { return }
+            queue += strokes.filter { $0.state == .done && $0.brush.tool != .eraser }
+            while scheduled < workers && next < queue.count && bytes < budget {
+                scheduled += 1
+                DispatchQueue.global().async { self.work() }
+            }
+        }
+
+        private func work() {
+            lock.lock()
+            working += 1
+            while !closed && next < queue.count && bytes < budget {
+                let stroke = queue[next]
+                next += 1
+                drawing.insert(stroke.id)
+                lock.unlock()
+                let result = Result { try StrokeRaster.draw(stroke, screen: screen) }
+                lock.lock()
+                if case .success(let d) = result, let image = d.image { bytes += image.size.width * image.size.height * 4 }
+                drawn[stroke.id] = (stroke, result)
+                drawing.remove(stroke.id)
+            }
+            working -= 1
+            scheduled -= 1
+            lock.broadcast()
+            lock.unlock()
+        }
+
+        /// The drawing of `stroke` if a worker drew it (after `finish`); nil if none did.
+        func take(_ stroke: Stroke) throws -> Drawn? {
+            lock.lock()
+            let done = drawn.removeValue(forKey: stroke.id)
+            lock.unlock()
+            guard let done else { return nil }
+            // A stroke is drawn as it was handed over; one that changed since is drawn again.
+            return done.stroke == stroke ? try done.result.get() : nil
+        }
+
+        /// Hands out no more work, and waits for the strokes being drawn.
+        func finish() {
+            lock.lock()
+            closed = true
+            while working > 0 { lock.wait() }
+            lock.unlock()
+        }
+    }
+
+    /// Results written by index from several threads, each index once.
+    private final class Results: @unchecked Sendable {
+        private var slots: [Result<Drawn, any Error>?]
+        private let lock = NSLock()
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+        func set(_ i: Int, _ r: Result<Drawn, any Error>) { lock.lock(); slots[i] = r; lock.unlock() }
+        func values() throws -> [Drawn] {
+            try slots.map { slot in
+                guard let slot else { throw RenderError("a stroke was not drawn") }
+                return try slot.get()
+            }
+        }
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private var value = 0
+        private let lock = NSLock()
+        func take() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
+    }
+}
