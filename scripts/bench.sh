@@ -27,5 +27,6 @@ echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
 echo
 echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
 "$BIN" api-bench --clients 200 --seconds 10
+echo
 echo "== side by side with Xournal++ (scripts/peer-bench.sh)"
 scripts/peer-bench.sh

@@ -50,26 +50,53 @@ public struct StrokeShaper: Sendable {
         return CatmullRomSegment(p0, p1, p2, p3)
     }
 
-    /// Pen and highlighter: a variable-width band along the curve, a disc at its joint.
+    /// Pen and highlighter: a variable-width band along the curve, rounded at its joint.
+    ///
+    /// The band ends in a half disc ahead of the joint, in the same polygon: it covers the
+    /// seam with the next piece, so antialiased edges of neighbouring pieces never leave a faint
+    /// line across the stroke, and the last piece ends round. The half behind the joint is the
+    /// band itself. One polygon of straight edges is about half what cairo spends on a band and
+    /// a separate full disc (whose arc it flattens into many more edges), on every piece drawn.
     private func roundPiece(_ k: Int, _ s: [Sample]) -> StrokePiece {
         let r1 = brush.inkWidth(pressure: s[k].pressure) / 2
         guard k > 0 else { return StrokePiece(shapes: [InkShape(.disc(center: s[0].location, radius: r1), solid)]) }
         let r0 = brush.inkWidth(pressure: s[k - 1].pressure) / 2
         let pts = curve(k, s).points(spacing: spacing)
-        var left: [Point] = [], right: [Point] = []
-        left.reserveCapacity(pts.count); right.reserveCapacity(pts.count)
+        // A pen that did not move (a dot pressed harder): no direction to round towards.
+        guard pts.count >= 2, s[k - 1].location.distance(to: s[k].location) > 1e-6 else {
+            return StrokePiece(shapes: [InkShape(.disc(center: s[k].location, radius: max(r0, r1)), solid)])
+        }
+        var outline: [Point] = []
+        var right: [Point] = []
+        outline.reserveCapacity(2 * pts.count + 8); right.reserveCapacity(pts.count)
         let chord = (pts[pts.count - 1] - pts[0]).normalized()
+        var endNormal = chord.perpendicular
         for (j, p) in pts.enumerated() {
             let a = pts[max(j - 1, 0)], b = pts[min(j + 1, pts.count - 1)]
             let normal = (b - a).normalized(or: chord).perpendicular
             let r = r0 + (r1 - r0) * Double(j) / Double(pts.count - 1)
-            left.append(p + normal * r)
+            outline.append(p + normal * r)
             right.append(p - normal * r)
+            endNormal = normal
         }
-        // The disc at the joint also covers the seam with the next piece, so antialiased edges
-        // of neighbouring pieces never leave a faint line across the stroke.
-        return StrokePiece(shapes: [InkShape(.polygon(left + right.reversed()), solid),
-                                    InkShape(.disc(center: s[k].location, radius: r1), solid)])
+        // The half disc: from the left edge round the front (the way the pen went) to the right.
+        let ahead = Point(endNormal.y, -endNormal.x)
+        let end = pts[pts.count - 1]
+        let steps = Self.arcSteps(radius: r1)
+        for i in 1..<steps {
+            let angle = Double.pi * Double(i) / Double(steps)
+            outline.append(end + endNormal * (r1 * cos(angle)) + ahead * (r1 * sin(angle)))
+        }
+        outline.append(contentsOf: right.reversed())
+        return StrokePiece(shapes: [InkShape(.polygon(outline), solid)])
+    }
+
+    /// Edges for a half circle of `radius` that stray from the true circle by at most a tenth of
+    /// a pixel (cairo's own tolerance for the arcs it flattens).
+    public static func arcSteps(radius: Double) -> Int {
+        let tolerance = 0.1
+        guard radius > tolerance else { return 2 }
+        return max(2, Int((Double.pi / (2 * acos(1 - tolerance / radius))).rounded(.up)))
     }
 
     /// Calligraphy: the nib (a thin rectangle across the lean of the pen) swept along the curve.
