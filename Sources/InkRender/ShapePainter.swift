@@ -63,15 +63,22 @@ enum ShapePainter {
 
     /// A whole stroke as one translucent layer: overlapping parts of it never darken.
     ///
-    /// `vector`: the target is an SVG or PDF. There an opaque stroke's pieces are drawn straight
-    /// onto the page: a group per stroke costs a nested group (SVG) or a transparency-group
-    /// object (PDF) and looks the same when the stroke is opaque; a translucent one keeps it.
+    /// `vector`: the target is an SVG or PDF (`VectorStroke`). There an opaque stroke is drawn
+    /// straight onto the page: a group per stroke costs a nested group (SVG) or a
+    /// transparency-group object (PDF) and looks the same; a translucent one keeps it.
     static func drawStroke(_ stroke: Stroke, in cr: OpaquePointer, vector: Bool = false) {
-        let shaper = StrokeShaper(brush: stroke.brush)
-        if vector && stroke.brush.opacity >= 1 {
-            for k in stroke.samples.indices {
-                draw(shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles).shapes, in: cr)
+        func ink() {
+            if vector {
+                VectorStroke.draw(stroke, in: cr)
+            } else {
+                let shaper = StrokeShaper(brush: stroke.brush)
+                for k in stroke.samples.indices {
+                    draw(shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles).shapes, in: cr)
+                }
             }
+        }
+        if vector && stroke.brush.opacity >= 1 {
+            ink()
             return
         }
         // The group is as large as the clip: keep it to the stroke, not the whole surface.
@@ -80,9 +87,7 @@ enum ShapePainter {
         cairo_rectangle(cr, r.minX, r.minY, r.width, r.height)
         cairo_clip(cr)
         cairo_push_group(cr)
-        for k in stroke.samples.indices {
-            draw(shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles).shapes, in: cr)
-        }
+        ink()
         cairo_pop_group_to_source(cr)
         cairo_paint_with_alpha(cr, stroke.brush.opacity)
         cairo_restore(cr)

@@ -69,6 +69,28 @@ import Testing
         #expect(abs(mid.length - 100) < 0.5)
     }
 
+    /// The Bézier form is the same curve, not an approximation: at every fraction along it, for
+    /// uneven spacing, a missing neighbour and a straight piece.
+    @Test func bezierFormIsTheSameCurve() {
+        var rng = SystemRandomNumberGenerator()
+        var segments = [CatmullRomSegment(Point(0, 0), Point(10, 10), Point(20, 0), Point(30, 10)),
+                        CatmullRomSegment(Point(10, 10), Point(10, 10), Point(40, 5), Point(41, 5)),
+                        CatmullRomSegment(Point(0, 0), Point(1, 1), Point(2, 2), Point(3, 3))]
+        for _ in 0..<50 {
+            let p = (0..<4).map { _ in Point(Double.random(in: 0...100, using: &rng), Double.random(in: 0...100, using: &rng)) }
+            segments.append(CatmullRomSegment(p[0], p[1], p[2], p[3]))
+        }
+        for seg in segments {
+            let a = seg.point(at: 0), d = seg.point(at: 1)
+            let (b, c) = seg.bezierControls
+            for u in stride(from: 0.0, through: 1.0, by: 0.05) {
+                let v = 1 - u
+                let bezier = a * (v * v * v) + b * (3 * v * v * u) + c * (3 * v * u * u) + d * (u * u * u)
+                #expect(bezier.distance(to: seg.point(at: u)) < 1e-6, "at \(u): \(bezier) vs \(seg.point(at: u))")
+            }
+        }
+    }
+
     @Test func pressureCurve() throws {
         let c = try PressureCurve(parsing: "0,0 0.5,0.2 1,1")
         #expect(abs(c(0.25) - 0.1) < 1e-12)

@@ -94,6 +94,13 @@ struct Screen {
         return n
     }
 
+    /// The ink on the picture: every pixel's darkness summed (a pixel half covered counts half).
+    var inkMass: Double {
+        var sum = 0.0
+        for y in 0..<image.size.height { for x in 0..<image.size.width { sum += darkness(x, y) } }
+        return sum
+    }
+
     var inkTotal: Int { inkCount(x0: 0, y0: 0, x1: image.size.width, y1: image.size.height) }
 }
 

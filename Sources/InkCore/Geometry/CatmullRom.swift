@@ -32,6 +32,19 @@ public struct CatmullRomSegment: Sendable {
         return lerp(b1, b2, t1, t2)
     }
 
+    /// The same curve as a cubic Bézier from p1 to p2: its two inner control points.
+    ///
+    /// A Catmull-Rom segment is a cubic in its knot parameter, so this is exact: each control
+    /// point lies a third of the knot interval along the curve's tangent at its end. SVG and PDF
+    /// carry it as one curve where a polyline would need a point every few pixels.
+    public var bezierControls: (Point, Point) {
+        if isStraight { return (p1 + (p2 - p1) * (1.0 / 3), p2 - (p2 - p1) * (1.0 / 3)) }
+        let m1 = (p1 - p0) * (1 / (t1 - t0)) - (p2 - p0) * (1 / (t2 - t0)) + (p2 - p1) * (1 / (t2 - t1))
+        let m2 = (p2 - p1) * (1 / (t2 - t1)) - (p3 - p1) * (1 / (t3 - t1)) + (p3 - p2) * (1 / (t3 - t2))
+        let third = (t2 - t1) / 3
+        return (p1 + m1 * third, p2 - m2 * third)
+    }
+
     /// Points from p1 to p2 inclusive, about `spacing` pixels apart (at least 1, at most 32 steps).
     public func points(spacing: Double) -> [Point] {
         let steps = isStraight ? 1 : Int((p1.distance(to: p2) / spacing).rounded(.up)).clamped(1, 32)

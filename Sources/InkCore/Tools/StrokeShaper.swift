@@ -34,6 +34,9 @@ public struct StrokeShaper: Sendable {
 
     private var solid: RGBA { brush.color.withAlpha(1) }
 
+    /// The centre line of piece `k` (k ≥ 1): the curve from sample k−1 to k.
+    public func centreline(_ k: Int, samples: [Sample]) -> CatmullRomSegment { curve(k, samples) }
+
     private func curve(_ k: Int, _ s: [Sample]) -> CatmullRomSegment {
         let p1 = s[k - 1].location, p2 = s[k].location
         let before = k >= 2 ? s[k - 2].location : nil
