@@ -52,12 +52,15 @@ let package = Package(
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),
                                               .product(name: "NIOHTTP1", package: "swift-nio")]),
-        // The app: the kiosk's loop, its screens (signature, classroom, draw), config, lockdown, systemd.
+        // The config file (TOML, the only module that links TOMLKit): every box's settings, checked
+        // strictly, each problem with its file, line and key.
+        .target(name: "InkConfig", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI",
+                                                 .product(name: "TOMLKit", package: "TOMLKit")]),
+        // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
-                                                "InkLoop", "InkAPI", "CLinux",
-                                                .product(name: "TOMLKit", package: "TOMLKit")]),
+                                                "InkLoop", "InkAPI", "InkConfig", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkKiosk",
+            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -67,6 +70,6 @@ let package = Package(
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkKiosk"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk"]),
     ]
 )

@@ -27,7 +27,7 @@ enum Lockdown {
     /// Writes 0 to kernel.sysrq if this process may (root without ProtectKernelTunables=);
     /// otherwise says so and carries on: deploy/sysctl.d/50-inkkiosk.conf does it at boot.
     static func turnOffSysRq(path: String = sysrqPath, log: (String) -> Void) {
-        let before = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmed(" \n")
+        let before = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         guard before != "0" else { return }
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         let written = fd >= 0 && write(fd, "0\n", 2) == 2

@@ -1,3 +1,4 @@
+import InkConfig
 import InkDisplay
 import InkPipeline
 

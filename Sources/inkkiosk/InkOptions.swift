@@ -1,3 +1,4 @@
+import InkConfig
 import ArgumentParser
 import InkCore
 import InkKiosk

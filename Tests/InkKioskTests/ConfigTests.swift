@@ -1,3 +1,4 @@
+import InkConfig
 import Foundation
 import Testing
 import InkCore

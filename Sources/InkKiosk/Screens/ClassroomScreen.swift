@@ -1,3 +1,4 @@
+import InkConfig
 import Foundation
 import InkCore
 import InkStorage

@@ -1,3 +1,4 @@
+import InkConfig
 import InkCore
 import InkRender
 

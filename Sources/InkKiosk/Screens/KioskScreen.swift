@@ -1,3 +1,4 @@
+import InkConfig
 import Foundation
 import InkCore
 import InkRender
@@ -31,13 +32,6 @@ public protocol KioskScreen: AnyObject {
     /// A file descriptor that becomes readable when the screen has work from elsewhere (the
     /// signature API); the kiosk watches it and calls `update`.
     var wakeFD: Int32? { get }
-}
-
-public enum KioskMode: String, Sendable, Equatable, CaseIterable {
-    /// Ink only, no controls (recording sessions, demos).
-    case draw
-    case signature
-    case classroom
 }
 
 /// Shared look: fonts and sizes in millimetres.

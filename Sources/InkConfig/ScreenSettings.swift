@@ -2,9 +2,9 @@ import InkAPI
 import InkCore
 import InkRender
 import InkStorage
-import InkPipeline
 
-/// Which screen the kiosk shows and how (`mode`, `[ui]`, `[signature]`, `[classroom]` in the config).
+/// Which screen the kiosk shows and how (`mode`, `[ui]`, `[signature]`, `[classroom]`, `[api]`,
+/// `[limits]` in the config); the kiosk makes the screen from it.
 public struct ScreenSettings: Sendable, Equatable {
     public var mode: KioskMode = .draw
     public var text = UIText()
@@ -38,33 +38,4 @@ public struct ScreenSettings: Sendable, Equatable {
     /// Seconds a host's request waits for a signature when it names no timeout; nil: forever.
     public var defaultTimeout: Double? = nil
     public init() {}
-
-    public func metrics(size: PixelSize, widthMM: Int) -> ScreenMetrics { ScreenMetrics(size: size, widthMM: widthMM, dpi: dpi) }
-
-    /// The pipeline's options for this mode: the classroom toolbar has its own palette for
-    /// `show-palette`, so the overlay palette stays off there.
-    public func pipelineOptions(_ base: PipelineOptions) -> PipelineOptions {
-        var o = base
-        o.paletteOverlay = mode != .classroom
-        o.undoDepth = undoDepth
-        o.pageCacheBytes = pageCacheMB << 20
-        return o
-    }
-
-    /// The screen for `mode`.
-    public func makeScreen(metrics: ScreenMetrics) -> KioskScreen {
-        switch mode {
-        case .draw:
-            return DrawScreen(text: text, buttonMM: buttonMM, metrics: metrics)
-        case .signature:
-            var s = SignatureScreen.Settings()
-            s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
-            s.encryptTo = encryptTo
-            return SignatureScreen(settings: s, metrics: metrics)
-        case .classroom:
-            var s = ClassroomScreen.Settings()
-            s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
-            return ClassroomScreen(settings: s, metrics: metrics)
-        }
-    }
 }
