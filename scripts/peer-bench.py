@@ -61,21 +61,28 @@ def check(png, strokes):
 
 
 def timed(cmd):
+    """Wall seconds and peak RSS (MiB) of one run of cmd."""
     start = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
     elapsed = time.perf_counter() - start
-    if r.returncode != 0:
-        sys.exit("peer-bench: %s failed:\n%s" % (" ".join(cmd), r.stderr.decode(errors="replace")))
-    return elapsed
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit("peer-bench: %s failed:\n%s" % (" ".join(cmd), err.decode(errors="replace")))
+    return elapsed, usage.ru_maxrss / 1024
 
 
 def alternate(a, b, runs):
+    """Medians of a's and b's wall time, of the ratio of each pair (a and b run in turn, so a
+    machine that slows down slows both), and a's and b's largest peak RSS."""
     timed(a), timed(b)   # warm the page cache
-    ta, tb = [], []
+    ta, tb, ra, rb = [], [], [], []
     for _ in range(runs):
-        ta.append(timed(a))
-        tb.append(timed(b))
-    return statistics.median(ta), statistics.median(tb)
+        (x, mx), (y, my) = timed(a), timed(b)
+        ta.append(x), tb.append(y), ra.append(mx), rb.append(my)
+    return (statistics.median(ta), statistics.median(tb),
+            statistics.median(x / y for x, y in zip(ta, tb)), max(ra), max(rb))
 
 
 def main():
@@ -99,15 +106,15 @@ def main():
             return ["xournalpp", "-p", f, xopp]
         return ["xournalpp", "-i", f] + (["--export-png-width=%d" % SIZE[0]] if kind == "png" else []) + [xopp]
 
-    print("%d runs each, alternating; median wall time:" % args.runs)
+    print("%d runs each, alternating; median wall time, median of the pairs' ratios, peak RSS:" % args.runs)
     ratios = {}
     for kind in ("png", "svg", "pdf"):
-        a, b = alternate(ours(kind), theirs(kind), args.runs if kind == "png" else max(3, args.runs // 2))
-        ratios[kind] = a / b
+        a, b, ratio, ma, mb = alternate(ours(kind), theirs(kind), args.runs if kind == "png" else max(3, args.runs // 2))
+        ratios[kind] = ratio
         sa = os.path.getsize(os.path.join(out, "inkkiosk." + kind))
         sb = os.path.getsize(os.path.join(out, "xournalpp." + kind))
-        print("  %s  inkkiosk %.3f s (%d KB)  xournalpp %.3f s (%d KB)  ratio %.2f"
-              % (kind.upper(), a, sa // 1024, b, sb // 1024, a / b))
+        print("  %s  inkkiosk %.3f s (%d KB, %.0f MiB)  xournalpp %.3f s (%d KB, %.0f MiB)  ratio %.2f"
+              % (kind.upper(), a, sa // 1024, ma, b, sb // 1024, mb, ratio))
     print("  command: %s" % " ".join(ours("png")))
 
     failed = False
