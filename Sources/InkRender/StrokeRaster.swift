@@ -89,11 +89,12 @@ enum StrokeRaster {
         private var closed = false
         private var drawn: [StrokeID: (stroke: Stroke, result: Result<Drawn, any Error>)] = [:]
         private var drawing: Set<StrokeID> = []
-        /// Pixels waiting to be painted, and the most there may be (the rest is drawn at the end).
+        /// Pixels waiting to be painted, and the most there may be: the rest is drawn at the end,
+        /// on every core (the 60-signature page takes as long with 16 MB as with 96 MB).
         private var bytes = 0
         private let budget: Int
 
-        init(screen: PixelSize, budget: Int = 96 << 20) {
+        init(screen: PixelSize, budget: Int = 16 << 20) {
             self.screen = screen
             self.budget = budget
             workers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
