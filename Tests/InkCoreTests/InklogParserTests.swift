@@ -279,46 +279,4 @@ private func respelt(_ e: InkEvent, _ rng: inout SplitMix64) -> String {
         #expect(r.events[0].kind == .proximity(isIn: true, tool: .pen, serial: nil, axes: Axes(x: 0.5, y: 0.5)))
         #expect(r.events[1].kind == .tip(isDown: false, axes: Axes(x: 0.25, y: 0)))
     }
-
-    /// A long recording is read in parts side by side: the same recording whatever the number
-    /// of parts, and a bad line is named by its line in the file, wherever the parts begin.
-    @Test func readingInPartsChangesNothing() throws {
-        var rng = SplitMix64(seed: 31)
-        let events = randomEvents(3000, &rng)
-        let lines = events.map { InklogWriter().line($0) }
-        func reading(_ data: Data, parts: Int) -> Result<Recording, InklogError> {
-            do { return .success(try InklogReader(name: "parts.inklog", lineParsing: .bytes, parts: parts).read(data)) }
-            catch let e as InklogError { return .failure(e) } catch { return .failure(InklogError(file: "", line: -1, message: "\(error)")) }
-        }
-        let whole = try reading(document(lines), parts: 1).get()
-        #expect(whole.events.count == events.count && whole.clampedValues > 0)
-        for parts in [2, 3, 4, 7] {
-            #expect(try reading(document(lines), parts: parts).get() == whole, "\(parts) parts")
-            // With and without the last line's newline.
-            #expect(try reading(document(lines + [""]), parts: parts).get() == whole, "\(parts) parts, final newline")
-        }
-        // A bad line anywhere, near where parts begin or not: its line in the file
-        // (the header is line 1, events[i] line i + 2).
-        for bad in [0, 1, 749, 750, 751, 1499, 1500, 2250, 2999] {
-            var broken = lines
-            broken[bad] = #"{"t":1,"dev":9,"ev":"axis","x":0.5,"y":0.5}"#
-            for parts in [1, 2, 4] {
-                guard case .failure(let e) = reading(document(broken), parts: parts) else {
-                    Issue.record("line \(bad + 2) accepted in \(parts) parts"); continue
-                }
-                #expect(e.line == bad + 2 && e.message.hasPrefix("device 9 is not in the header"), "\(parts) parts: \(e)")
-            }
-        }
-        // Time going backwards where a part begins is found as where it does not.
-        for at in [750, 1500, 2250] {
-            var back = lines
-            back[at] = InklogWriter().line(InkEvent(time: events[at - 1].time - 1, device: 1, kind: .axis(Axes(x: 0.5, y: 0.5))))
-            for parts in [1, 4] {
-                guard case .failure(let e) = reading(document(back), parts: parts) else {
-                    Issue.record("backwards time at line \(at + 2) accepted"); continue
-                }
-                #expect(e.line == at + 2 && e.message.hasPrefix("time goes backwards"), "\(parts) parts: \(e)")
-            }
-        }
-    }
 }

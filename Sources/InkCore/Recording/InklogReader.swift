@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// A whole recording: the devices it used and the events, in time order.
@@ -26,13 +25,9 @@ public struct InklogReader {
     /// reference the tests compare it with).
     enum LineParsing { case bytes, jsonDecoder }
     private let lineParsing: LineParsing
-    /// Parts the event lines are read in; nil: `parts(for:)` decides (tests set it).
-    private let parts: Int?
 
     public init(name: String = "<memory>") { self.init(name: name, lineParsing: .bytes) }
-    init(name: String, lineParsing: LineParsing, parts: Int? = nil) {
-        self.name = name; self.lineParsing = lineParsing; self.parts = parts
-    }
+    init(name: String, lineParsing: LineParsing) { self.name = name; self.lineParsing = lineParsing }
 
     public static func read(contentsOf url: URL) throws -> Recording {
         let data: Data
@@ -81,55 +76,33 @@ public struct InklogReader {
             byId[d.id] = d
         }
 
-        // The event lines, in parts read side by side on the cores (a page of handwriting is
-        // ten thousand lines); each part knows only its own line numbers until they are joined.
-        let body = lineStart
-        let parts = EventLines.split(bytes, from: body, parts: self.parts ?? Self.parts(for: bytes.count - body))
-        var results = [EventLines.Result](repeating: EventLines.Result(), count: parts.count)
-        let parseLine: (UnsafeBufferPointer<UInt8>) throws -> InklogLine
-        switch lineParsing {
-        case .bytes:
-            parseLine = { try InklogLineParser.parse($0) }
-        case .jsonDecoder:
-            parseLine = { raw in
-                do { return try decodeLine(raw, number: 0, decoder) } catch let e as InklogError { throw LineProblem(text: e.message) }
-            }
-        }
-        let template = EventParser(devices: byId)
-        if parts.count == 1 {
-            results[0] = EventLines.read(bytes, parts[0], template, parseLine)
-        } else {
-            results.withUnsafeMutableBufferPointer { out in
-                // Each part reads only its own bytes and writes only its own slot.
-                nonisolated(unsafe) let out = out, bytes = bytes, parseLine = parseLine
-                DispatchQueue.concurrentPerform(iterations: parts.count) { i in
-                    out[i] = EventLines.read(bytes, parts[i], template, parseLine)
-                }
-            }
-        }
-
+        var parser = EventParser(devices: byId)
         var events: [InkEvent] = []
-        events.reserveCapacity(results.reduce(0) { $0 + $1.events.count })
-        var clamped = 0
-        var line = 1   // the header's
+        // About 140 bytes an event line: room for all of them at once.
+        events.reserveCapacity(bytes.count / 100 + 16)
         var lastTime = -Double.infinity
-        for part in results {
-            if let first = part.events.first, first.time < lastTime {   // the part's first line
-                throw fail(line + 1, "time goes backwards: t=\(first.time) after t=\(lastTime)")
+        while let raw = nextLine() {
+            if raw.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
+                throw fail(number, "empty line")
             }
-            if let problem = part.problem { throw fail(line + 1 + problem.index, problem.text) }
-            events += part.events
-            clamped += part.clamped
-            line += part.lines
-            lastTime = part.events.last?.time ?? lastTime
+            let event: InkEvent
+            do {
+                let line: InklogLine
+                switch lineParsing {
+                case .bytes: line = try InklogLineParser.parse(raw)
+                case .jsonDecoder: line = try decodeLine(raw, number: number, decoder)
+                }
+                event = try parser.parse(line)
+            } catch let message as LineProblem {
+                throw fail(number, message.text)
+            }
+            guard event.time >= lastTime else {
+                throw fail(number, "time goes backwards: t=\(event.time) after t=\(lastTime)")
+            }
+            lastTime = event.time
+            events.append(event)
         }
-        return Recording(devices: devices, events: events, clampedValues: clamped)
-    }
-
-    /// How many parts `bytes` of event lines are read in: one below half a megabyte (a thread
-    /// costs more than it saves), else one a core, at most four.
-    static func parts(for bytes: Int) -> Int {
-        bytes < 512 << 10 ? 1 : min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        return Recording(devices: devices, events: events, clampedValues: parser.clamped)
     }
 
     private func decodeLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, _ decoder: JSONDecoder) throws -> InklogLine {
@@ -148,72 +121,6 @@ public struct InklogReader {
 }
 
 struct LineProblem: Error { var text: String }
-
-/// A run of event lines, read on its own: its events, or the first problem in it.
-enum EventLines {
-    struct Result {
-        var events: [InkEvent] = []
-        /// Lines read (all of the part's, unless a problem stopped it).
-        var lines = 0
-        var clamped = 0
-        /// The first bad line: its index within the part, and what is wrong with it.
-        var problem: (index: Int, text: String)?
-    }
-
-    /// `parts` byte ranges from `start` to the end, each beginning at a line's start.
-    static func split(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, parts: Int) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var from = start
-        for k in 1..<max(parts, 1) {
-            var cut = max(from, start + (bytes.count - start) * k / parts)
-            while cut < bytes.count && bytes[cut - 1] != UInt8(ascii: "\n") { cut += 1 }
-            ranges.append(from..<cut)
-            from = cut
-        }
-        ranges.append(from..<bytes.count)
-        return ranges
-    }
-
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ template: EventParser,
-                     _ parseLine: (UnsafeBufferPointer<UInt8>) throws -> InklogLine) -> Result {
-        var result = Result()
-        var parser = template
-        result.events.reserveCapacity(range.count / 100 + 16)
-        var lastTime = -Double.infinity
-        var at = range.lowerBound
-        while at < range.upperBound {
-            var end = range.upperBound
-            if let base = bytes.baseAddress, let nl = memchr(base + at, Int32(UInt8(ascii: "\n")), range.upperBound - at) {
-                end = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-            }
-            let raw = UnsafeBufferPointer(rebasing: bytes[at..<end])
-            at = end + 1
-            let index = result.lines
-            result.lines += 1
-            if raw.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
-                result.problem = (index, "empty line")
-                return result
-            }
-            do {
-                let event = try parser.parse(try parseLine(raw))
-                guard event.time >= lastTime else {
-                    result.problem = (index, "time goes backwards: t=\(event.time) after t=\(lastTime)")
-                    return result
-                }
-                lastTime = event.time
-                result.events.append(event)
-            } catch let problem as LineProblem {
-                result.problem = (index, problem.text)
-                return result
-            } catch {
-                result.problem = (index, "\(error)")
-                return result
-            }
-        }
-        result.clamped = parser.clamped
-        return result
-    }
-}
 
 /// Turns one decoded line into an `InkEvent`, checking what the event kind requires.
 struct EventParser {
