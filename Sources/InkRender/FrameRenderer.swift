@@ -18,11 +18,9 @@ public final class FrameRenderer {
     /// What the screen shows (XRGB8888, the scanout format).
     public let frame: ImageSurface
     let canvas: ImageSurface
-    /// The paper: background colour and the screen's decorations under the ink (a prompt, a line).
-    /// Painted when first needed (`paper`): plain paper that nothing repaints from (a replay
-    /// of ink only) never touches its memory.
-    private let backdrop: ImageSurface
-    private var backdropPainted = false
+    /// The paper with the screen's decorations under the ink (a prompt, a line), kept as runs
+    /// of one colour (a fraction of a screen); nil for plain paper, the background colour.
+    private var backdrop: PageSnapshot?
     private var backdropElements: [UIElement] = []
     /// Controls over the ink (buttons, toolbar, banners); transparent elsewhere.
     private var chrome: ImageSurface?
@@ -54,7 +52,6 @@ public final class FrameRenderer {
         } else {
             self.frame = try ImageSurface(size: size, format: .xrgb)
         }
-        backdrop = try ImageSurface(size: size, format: .xrgb)
         CairoContext(canvas).fill(bounds, with: background)
     }
 
@@ -86,16 +83,21 @@ public final class FrameRenderer {
     public private(set) var backdropGeneration = 0
 
     /// The paper and its decorations, for painting a page elsewhere (`paintPage`).
-    public func backdropSnapshot() -> PageSnapshot { PageSnapshot(of: paper(), backdrop: backdropGeneration) }
+    public func backdropSnapshot() -> PageSnapshot {
+        if let backdrop { return backdrop }
+        return PageSnapshot(size: size, pixel: Self.word(of: background), backdrop: backdropGeneration)
+    }
 
-    /// The backdrop, painted.
-    private func paper() -> ImageSurface {
-        if !backdropPainted {
-            CairoContext(backdrop).fill(bounds, with: background)
-            cairo_surface_flush(backdrop.surface)
-            backdropPainted = true
-        }
-        return backdrop
+    /// The 32-bit XRGB word cairo writes for `color` (what a fill of the canvas leaves).
+    private static func word(of color: RGBA) -> UInt32 {
+        guard let dot = try? ImageSurface(size: PixelSize(width: 1, height: 1), format: .xrgb) else { return 0xFFFF_FFFF }
+        CairoContext(dot).fill(Rect(x: 0, y: 0, width: 1, height: 1), with: color)
+        return dot.withPixels { data, _ in data.load(as: UInt32.self) } ?? 0xFFFF_FFFF
+    }
+
+    /// The paper under `r` (whole pixels) on the canvas.
+    private func paintPaper(in r: Rect, _ ctx: CairoContext) {
+        if let backdrop { backdrop.restore(into: canvas, in: r) } else { ctx.fill(r, with: background) }
     }
 
     /// A page's canvas painted from its strokes on `backdrop`, on any thread: what a page that
@@ -114,13 +116,19 @@ public final class FrameRenderer {
     public func setBackdrop(_ elements: [UIElement]) -> Bool {
         guard elements != backdropElements else { return false }
         backdropElements = elements
-        let ctx = CairoContext(backdrop)
-        ctx.fill(bounds, with: background)
-        backdropPainted = true
-        UIPainter.draw(elements, in: ctx.cr)
-        cairo_surface_flush(backdrop.surface)
-        canvasStale = true
         backdropGeneration += 1
+        if elements.isEmpty {
+            backdrop = nil
+        } else {
+            // Painted on the canvas itself and kept as runs (no screen-sized image of its own):
+            // the canvas is repainted from the document in the next frame anyway.
+            let ctx = CairoContext(canvas)
+            ctx.fill(bounds, with: background)
+            UIPainter.draw(elements, in: ctx.cr)
+            cairo_surface_flush(canvas.surface)
+            backdrop = PageSnapshot(of: canvas, backdrop: backdropGeneration)
+        }
+        canvasStale = true
         return true
     }
 
@@ -347,7 +355,7 @@ public final class FrameRenderer {
         for r in regions where !r.isEmpty {
             cairo_save(ctx.cr)
             ctx.clip(to: r)
-            ctx.copy(paper(), in: r)
+            paintPaper(in: r, ctx)
             for stroke in document.strokes where stroke.bounds.intersects(r) {
                 ShapePainter.drawStroke(stroke, in: ctx.cr)
             }

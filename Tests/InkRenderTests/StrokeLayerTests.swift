@@ -212,6 +212,32 @@ import InkCore
         #expect(session.renderer.layerMemory == .none)
     }
 
+    @Test func undoOnDecoratedPaperBringsBackThePaperExactly() throws {
+        // The paper's decorations are kept as runs, not as a screen-sized image: repainting
+        // part of the canvas (an undo) gives back exactly what was painted there.
+        let decorations: [UIElement] = [
+            .text("Please sign below", in: Rect(x: 40, y: 30, width: 560, height: 60), size: 28, color: .ink),
+            .line(from: Point(60, 300), to: Point(580, 300), width: 2, color: RGBA(0.5, 0.5, 0.5, 1)),
+            .box(Rect(x: 500.5, y: 330.5, width: 100, height: 40), fill: RGBA(0.9, 0.9, 0.95, 1), border: .black, radius: 6),
+        ]
+        var session = try Session()
+        session.renderer.setBackdrop(decorations)
+        try session.frame()
+        let paper = try ImageSurface(size: Self.screen, format: .xrgb)
+        paper.copy(from: session.renderer.frame, in: [Self.screenRect])
+        let decorated = (0..<400).reduce(0) { n, y in n + (0..<640).filter { Self.isInk(paper.pixel(x: $0, y: y)) }.count }
+        #expect(decorated > 2000, "the decorations show: \(decorated) pixels")
+        // Strokes across the prompt, the line and the box, then undone one by one.
+        try session.draw([(Self.pen, Brush.standard(.pen), Self.line(from: Point(30, 40), to: Point(620, 380), steps: 60))])
+        try session.draw([(Self.pen, Brush.standard(.highlighter), Self.spiral(centre: Point(320, 300), from: 5, to: 90, turns: 2, steps: 120))])
+        #expect(Self.difference(session.renderer.frame, paper).count > 1000)
+        session.document.undo()
+        session.document.undo()
+        try session.frame()
+        let diff = Self.difference(session.renderer.frame, paper)
+        #expect(diff.count == 0, "\(diff.count) pixels differ from the paper, the first at \(String(describing: diff.first))")
+    }
+
     @Test func layerMemoryIsBoundedByTheStrokesNotTheScreen() throws {
         // 1920x1080, twelve short strokes being drawn at once (a pen and eleven fingers).
         let size = PixelSize(width: 1920, height: 1080)
