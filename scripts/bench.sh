@@ -19,14 +19,29 @@ if [[ ! -f $REC ]]; then
     mv "$REC.tmp" "$REC"
 fi
 
+# Each step's peak RSS (ru_maxrss, its own process), gathered for the summary below.
+PEAKS=()
+peak_of() { # the "peakRSSMiB" of the JSON object on the last line of $1
+    python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["peakRSSMiB"])' "$1"
+}
+OUT=$(mktemp); trap 'rm -f "$OUT"' EXIT
+
 echo "== inkkiosk bench $REC --size $SIZE"
-"$BIN" bench "$REC" --size "$SIZE"
+"$BIN" bench "$REC" --size "$SIZE" | tee "$OUT"
+PEAKS+=("bench $(peak_of "$OUT")")
 echo
 echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
-"$BIN" replay "$REC" --size "$SIZE" --no-prediction --stats
+"$BIN" replay "$REC" --size "$SIZE" --no-prediction --stats | tee "$OUT"
+PEAKS+=("replay-stats $(peak_of "$OUT")")
 echo
 echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
 "$BIN" api-bench --clients 200 --seconds 10
+echo
+echo "== peak RSS at $SIZE (limit 64 MB = 61.0 MiB)"
+for p in "${PEAKS[@]}"; do
+    set -- $p
+    python3 -c 'import sys; m=float(sys.argv[2]); print(f"  {sys.argv[1]:<14} peak RSS {m:5.1f} MiB" + ("" if m <= 64e6/2**20 else "  OVER THE LIMIT"))' "$1" "$2"
+done
 echo
 echo "== side by side with Xournal++ (scripts/peer-bench.sh)"
 scripts/peer-bench.sh

@@ -9,9 +9,19 @@ public protocol Display: AnyObject {
     func present(_ frame: ImageSurface, damage: DamageRegion) throws
 }
 
-/// A display in RAM: like a scanout buffer, it receives only the damaged rectangles of each
-/// frame, so what it holds proves that damage tracking missed nothing.
-public final class OffscreenDisplay: Display {
+/// A display whose picture is plain RAM that the renderer may compose its frames in directly
+/// (`FrameRenderer(frame:)`): no second screen-sized copy of the same pixels is kept. A DRM
+/// display is not one: its RAM shadow is the renderer's frame, its scanout buffers are the
+/// device's.
+public protocol RAMDisplay: Display {
+    var screen: ImageSurface { get }
+}
+
+/// A display in RAM (replay, benchmarks, tests). The renderer composes into `screen` itself,
+/// and only inside the damaged rectangles, as it composes a frame for a scanout buffer: what it
+/// holds shows whether damage tracking missed something. A frame drawn elsewhere is copied in,
+/// only its damaged rectangles.
+public final class OffscreenDisplay: RAMDisplay {
     public let size: PixelSize
     public let screen: ImageSurface
     public private(set) var framesPresented = 0
@@ -22,7 +32,7 @@ public final class OffscreenDisplay: Display {
     }
 
     public func present(_ frame: ImageSurface, damage: DamageRegion) throws {
-        screen.copy(from: frame, in: damage.rects)
+        if frame !== screen { screen.copy(from: frame, in: damage.rects) }
         framesPresented += 1
     }
 

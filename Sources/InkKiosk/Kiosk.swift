@@ -387,6 +387,7 @@ public final class Kiosk {
             + "\(framesDrawn) frames; input to \(String(format: "%.6f", newestInput)) s on screen"
             + (journal.map { "; \($0.state.waiting) edits to save" } ?? "")
             + (storageProblem.map { "; cannot save: \($0)" } ?? "")
+            + "; " + ProcessMemory.peakLine()
     }
 
     private func handle(_ signal: Int32) {
@@ -424,12 +425,15 @@ public final class Kiosk {
         if let path = options.statsPath {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(latency.report).write(to: URL(fileURLWithPath: path))
+            var report = latency.report
+            report.peakRSSMiB = (ProcessMemory.peakMiB() * 100).rounded() / 100
+            try encoder.encode(report).write(to: URL(fileURLWithPath: path))
         }
         let r = latency.report
         log(String(format: "%d frames; input→flip median %.2f ms p99 %.2f ms; flip→scanout median %.2f ms p99 %.2f ms; render median %.2f ms p99 %.2f ms",
                    r.frames, r.inputToFlipMs.median, r.inputToFlipMs.p99, r.flipToScanoutMs.median, r.flipToScanoutMs.p99,
                    r.renderMs.median, r.renderMs.p99))
+        log(ProcessMemory.peakLine())
         console?.restore()
     }
 }

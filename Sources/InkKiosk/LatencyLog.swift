@@ -39,6 +39,8 @@ public struct LatencyReport: Sendable, Codable {
     public var inputToFlipMs: Summary
     public var flipToScanoutMs: Summary
     public var renderMs: Summary
+    /// The kiosk's peak resident memory when it wrote the figures (ru_maxrss).
+    public var peakRSSMiB: Double?
 }
 
 /// The last `capacity` values appended (a ring).

@@ -53,7 +53,7 @@ public final class FramePipeline {
         notebook = Notebook(undoDepth: options.undoDepth)
         snapshots = PageSnapshots(budget: options.pageCacheBytes)
         for d in devices { deviceNames[d.id] = d.name }
-        renderer = try FrameRenderer(size: display.size, background: options.background)
+        renderer = try FrameRenderer(size: display.size, background: options.background, frame: (display as? RAMDisplay)?.screen)
         self.display = display
         self.options = options
         predictor = Predictor(horizon: options.prediction ? 1 / options.fps : 0)

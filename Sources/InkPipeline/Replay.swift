@@ -24,12 +24,27 @@ public struct ReplayOptions: Sendable {
 
 /// Plays a recording through the same pipeline as the kiosk, on a frame clock.
 public struct Replay {
-    public let recording: Recording
+    /// Where the events come from: a recording in memory, or its file read as it plays (a long
+    /// recording then costs no memory for its events).
+    public enum Events {
+        case recording(Recording)
+        case stream(InklogStream)
+    }
+    public let events: Events
     public let settings: InteractionSettings
     public var options: ReplayOptions
 
     public init(recording: Recording, settings: InteractionSettings, options: ReplayOptions = ReplayOptions()) {
-        self.recording = recording; self.settings = settings; self.options = options
+        events = .recording(recording); self.settings = settings; self.options = options
+    }
+
+    /// Plays `stream` (once: a stream is read as it plays).
+    public init(stream: InklogStream, settings: InteractionSettings, options: ReplayOptions = ReplayOptions()) {
+        events = .stream(stream); self.settings = settings; self.options = options
+    }
+
+    var devices: [DeviceInfo] {
+        switch events { case .recording(let r): return r.devices; case .stream(let s): return s.devices }
     }
 
     /// Runs to the end of the recording and returns the pipeline (its display holds the screen).
@@ -37,8 +52,9 @@ public struct Replay {
     /// controls; with `finalPictureOnly` it runs once, before the only frame drawn.
     public func run(on display: Display, beforeEachFrame: (FramePipeline) throws -> Void = { _ in })
         throws -> (pipeline: FramePipeline, stats: ReplayStats) {
-        let pipeline = try FramePipeline(settings: settings, devices: recording.devices, display: display, options: options.pipeline)
-        let clock = FrameClock(start: recording.events.first?.time ?? 0, fps: options.pipeline.fps)
+        let pipeline = try FramePipeline(settings: settings, devices: devices, display: display, options: options.pipeline)
+        var events = EventCursor(self.events)
+        let clock = FrameClock(start: try events.peek()?.time ?? 0, fps: options.pipeline.fps)
         var reports: [FrameReport] = []
         var strokeCost: [Int: [Double]] = [:]
         var frameIndex = 0
@@ -57,15 +73,14 @@ public struct Replay {
         }
 
         let onlyLast = options.finalPictureOnly && options.framesDirectory == nil && !options.perStrokeCost
-        var i = 0
-        let events = recording.events
-        while i < events.count {
-            let deadline = clock.deadline(after: events[i].time)
-            while i < events.count, events[i].time <= deadline {
-                pipeline.handle(events[i])
-                i += 1
+        while let next = try events.peek() {
+            let deadline = clock.deadline(after: next.time)
+            while let event = try events.peek(), event.time <= deadline {
+                pipeline.handle(event)
+                events.advance()
             }
-            if onlyLast && (i < events.count || !options.drawsScreen) {
+            let more = try events.peek() != nil
+            if onlyLast && (more || !options.drawsScreen) {
                 pipeline.skipFrame(drawAhead: options.drawsScreen)
             } else {
                 try frame()
@@ -78,11 +93,42 @@ public struct Replay {
             return Summary(costs).median
         } : nil
         let stats = ReplayStats(
-            events: events.count, samples: pipeline.samplesReceived, strokes: pipeline.document.strokes.count,
-            frames: reports.count, clampedValues: recording.clampedValues,
+            events: events.played, samples: pipeline.samplesReceived, strokes: pipeline.document.strokes.count,
+            frames: reports.count, clampedValues: events.clampedValues,
             renderMs: Summary(reports.map { $0.renderSeconds * 1000 }),
             damagedPixels: Summary(reports.map { Double($0.damagedPixels) }),
             strokeFrameMs: strokeMs)
         return (pipeline, stats)
+    }
+}
+
+/// The replay's events one at a time, with a look at the next one (a frame takes every event
+/// up to its deadline).
+private struct EventCursor {
+    private let events: Replay.Events
+    private var index = 0
+    private var peeked: InkEvent?
+    private(set) var played = 0
+
+    init(_ events: Replay.Events) { self.events = events }
+
+    mutating func peek() throws -> InkEvent? {
+        if let peeked { return peeked }
+        switch events {
+        case .recording(let r): peeked = index < r.events.count ? r.events[index] : nil
+        case .stream(let s): peeked = try s.next()
+        }
+        return peeked
+    }
+
+    mutating func advance() {
+        guard peeked != nil else { return }
+        peeked = nil
+        index += 1
+        played += 1
+    }
+
+    var clampedValues: Int {
+        switch events { case .recording(let r): return r.clampedValues; case .stream(let s): return s.clampedValues }
     }
 }

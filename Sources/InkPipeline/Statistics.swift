@@ -25,4 +25,6 @@ public struct ReplayStats: Sendable, Codable {
     public var damagedPixels: Summary
     /// Per-frame render cost of each stroke's frames, stroke by stroke (for the benchmark).
     public var strokeFrameMs: [Double]?
+    /// The process's peak resident memory, when the command that played it reports it.
+    public var peakRSSMiB: Double?
 }

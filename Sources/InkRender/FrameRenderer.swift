@@ -4,10 +4,11 @@ import InkCore
 /// Keeps the screen's picture in RAM and updates it incrementally, frame by frame.
 ///
 /// - The **canvas** holds finished ink on the paper colour.
-/// - Each active stroke draws into its own **layer**; a piece is drawn once, when it becomes
+/// - Each active stroke draws into its own **layer** (`StrokeLayer`, only as large as the
+///   part of the screen the stroke has reached); a piece is drawn once, when it becomes
 ///   final, so a long stroke costs the same per frame as a short one. The layer is painted
 ///   with the brush's opacity, so a translucent highlighter does not darken where it crosses
-///   itself. When the stroke ends, its layer is painted onto the canvas.
+///   itself. When the stroke ends, its layer is painted onto the canvas and freed.
 /// - The **overlay** (the stroke's not-yet-final tail, prediction, hover preview, palette,
 ///   debug diagram) is drawn fresh every frame and never committed.
 /// - The **frame** is canvas + layers + overlay, recomposed only inside the damaged rectangles.
@@ -17,11 +18,9 @@ public final class FrameRenderer {
     /// What the screen shows (XRGB8888, the scanout format).
     public let frame: ImageSurface
     let canvas: ImageSurface
-    /// The paper: background colour and the screen's decorations under the ink (a prompt, a line).
-    /// Painted when first needed (`paper`): plain paper that nothing repaints from (a replay
-    /// of ink only) never touches its memory.
-    private let backdrop: ImageSurface
-    private var backdropPainted = false
+    /// The paper with the screen's decorations under the ink (a prompt, a line), kept as runs
+    /// of one colour (a fraction of a screen); nil for plain paper, the background colour.
+    private var backdrop: PageSnapshot?
     private var backdropElements: [UIElement] = []
     /// Controls over the ink (buttons, toolbar, banners); transparent elsewhere.
     private var chrome: ImageSurface?
@@ -29,29 +28,30 @@ public final class FrameRenderer {
     private var chromeDamage: [Rect] = []
     private var canvasStale = false
     private var layers: [StrokeID: StrokeLayer] = [:]
-    /// Cleared layers kept for the next strokes (each is a full screen of RAM): enough for a
-    /// pen and a finger; a ten-finger smear's extra layers are freed when it ends.
-    private var spareLayers: [ImageSurface] = []
-    public static let maxSpareLayers = 2
-    /// Layers in use and kept (for memory figures).
-    public var layerCount: (active: Int, spare: Int) { (layers.count, spareLayers.count) }
+    /// What the layers of the strokes being drawn hold (nothing is kept once a stroke ends).
+    public var layerMemory: LayerMemory {
+        LayerMemory(layers: layers.count, bytes: layers.values.reduce(0) { $0 + $1.bytes })
+    }
+    /// The part of the screen each layer covers, in stroke order (for tests).
+    var layerAreas: [Rect] { layers.sorted { $0.key < $1.key }.map(\.value.area) }
     private var previousOverlay: [Rect] = []
     private var firstFrame = true
     public var palette: [RGBA] = Palette.standard
 
-    final class StrokeLayer {
-        let surface: ImageSurface
-        var committedPieces = 0
-        var inked = Rect.empty
-        init(_ surface: ImageSurface) { self.surface = surface }
-    }
-
-    public init(size: PixelSize, background: RGBA = .white) throws {
+    /// `frame`: where to compose the frames (XRGB, `size`), when the display's picture is RAM
+    /// the renderer may draw in; else the renderer makes its own.
+    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil) throws {
         self.size = size
         self.background = background
         canvas = try ImageSurface(size: size, format: .xrgb)
-        frame = try ImageSurface(size: size, format: .xrgb)
-        backdrop = try ImageSurface(size: size, format: .xrgb)
+        if let frame {
+            guard frame.size == size, frame.format == .xrgb else {
+                throw RenderError("the frame to compose in is \(frame.size) \(frame.format), not \(size) XRGB")
+            }
+            self.frame = frame
+        } else {
+            self.frame = try ImageSurface(size: size, format: .xrgb)
+        }
         CairoContext(canvas).fill(bounds, with: background)
     }
 
@@ -62,7 +62,6 @@ public final class FrameRenderer {
     /// next frame shows `snapshot` (that page as it was left), or else repaints the canvas
     /// from the document.
     public func showAnotherDocument(_ snapshot: PageSnapshot? = nil) {
-        for (_, layer) in layers { recycle(layer) }
         layers.removeAll()
         if let snapshot, snapshot.backdrop == backdropGeneration, snapshot.size == size {
             snapshot.restore(into: canvas)
@@ -84,16 +83,21 @@ public final class FrameRenderer {
     public private(set) var backdropGeneration = 0
 
     /// The paper and its decorations, for painting a page elsewhere (`paintPage`).
-    public func backdropSnapshot() -> PageSnapshot { PageSnapshot(of: paper(), backdrop: backdropGeneration) }
+    public func backdropSnapshot() -> PageSnapshot {
+        if let backdrop { return backdrop }
+        return PageSnapshot(size: size, pixel: Self.word(of: background), backdrop: backdropGeneration)
+    }
 
-    /// The backdrop, painted.
-    private func paper() -> ImageSurface {
-        if !backdropPainted {
-            CairoContext(backdrop).fill(bounds, with: background)
-            cairo_surface_flush(backdrop.surface)
-            backdropPainted = true
-        }
-        return backdrop
+    /// The 32-bit XRGB word cairo writes for `color` (what a fill of the canvas leaves).
+    private static func word(of color: RGBA) -> UInt32 {
+        guard let dot = try? ImageSurface(size: PixelSize(width: 1, height: 1), format: .xrgb) else { return 0xFFFF_FFFF }
+        CairoContext(dot).fill(Rect(x: 0, y: 0, width: 1, height: 1), with: color)
+        return dot.withPixels { data, _ in data.load(as: UInt32.self) } ?? 0xFFFF_FFFF
+    }
+
+    /// The paper under `r` (whole pixels) on the canvas.
+    private func paintPaper(in r: Rect, _ ctx: CairoContext) {
+        if let backdrop { backdrop.restore(into: canvas, in: r) } else { ctx.fill(r, with: background) }
     }
 
     /// A page's canvas painted from its strokes on `backdrop`, on any thread: what a page that
@@ -112,13 +116,19 @@ public final class FrameRenderer {
     public func setBackdrop(_ elements: [UIElement]) -> Bool {
         guard elements != backdropElements else { return false }
         backdropElements = elements
-        let ctx = CairoContext(backdrop)
-        ctx.fill(bounds, with: background)
-        backdropPainted = true
-        UIPainter.draw(elements, in: ctx.cr)
-        cairo_surface_flush(backdrop.surface)
-        canvasStale = true
         backdropGeneration += 1
+        if elements.isEmpty {
+            backdrop = nil
+        } else {
+            // Painted on the canvas itself and kept as runs (no screen-sized image of its own):
+            // the canvas is repainted from the document in the next frame anyway.
+            let ctx = CairoContext(canvas)
+            ctx.fill(bounds, with: background)
+            UIPainter.draw(elements, in: ctx.cr)
+            cairo_surface_flush(canvas.surface)
+            backdrop = PageSnapshot(of: canvas, backdrop: backdropGeneration)
+        }
+        canvasStale = true
         return true
     }
 
@@ -170,15 +180,16 @@ public final class FrameRenderer {
         repaintCanvas(document, changes, canvasContext, &damage)
 
         // New final pieces of active strokes go into their layers; the rest is overlay.
-        var live: [(layer: StrokeLayer, tail: [InkShape], opacity: Double)] = []
+        var live: [LiveStroke] = []
         var overlayRects: [Rect] = []
         for stroke in document.active.values.sorted(by: { $0.id < $1.id }) {
-            let layer = try self.layer(for: stroke.id)
-            commitFinalPieces(of: stroke, into: layer, done: false, damage: &damage)
+            let layer = self.layer(for: stroke.id)
+            try commitFinalPieces(of: stroke, into: layer, done: false, damage: &damage)
             let tail = provisionalShapes(stroke, predicted: overlay.predictions[stroke.source] ?? [])
             let tailBounds = tail.reduce(Rect.empty) { $0.union($1.path.bounds) }
             overlayRects.append(tailBounds)
-            live.append((layer, tail, stroke.brush.opacity))
+            live.append(LiveStroke(layer: layer, tail: tail, opacity: stroke.brush.opacity,
+                                   area: layer.area.union(tailBounds.outset(by: 2).integral)))
         }
         var extras: [(shapes: [InkShape], alpha: Double)] = overlay.hovers.map(OverlayShapes.hover)
         extras += overlay.debugDiagrams.map { (OverlayShapes.debugDiagram($0), 1) }
@@ -191,31 +202,51 @@ public final class FrameRenderer {
         return damage
     }
 
-    private func compose(_ damage: DamageRegion, live: [(layer: StrokeLayer, tail: [InkShape], opacity: Double)],
-                         extras: [(shapes: [InkShape], alpha: Double)]) {
+    /// A stroke being drawn, for one frame: its layer, its tail, and where either shows.
+    private struct LiveStroke {
+        let layer: StrokeLayer
+        let tail: [InkShape]
+        let opacity: Double
+        let area: Rect
+    }
+
+    private func compose(_ damage: DamageRegion, live: [LiveStroke], extras: [(shapes: [InkShape], alpha: Double)]) {
         let ctx = CairoContext(frame)
         let cr = ctx.cr
+        let extrasArea = extras.reduce(Rect.empty) { $0.union($1.shapes.reduce(Rect.empty) { $0.union($1.path.bounds) }) }
+            .outset(by: 2).integral
         for r in damage.rects {
             ctx.copy(canvas, in: r)
             cairo_save(cr)
             ctx.clip(to: r)
-            for (layer, tail, opacity) in live {
+            // Each group is only as large as its clip: kept to where the stroke (or the overlay)
+            // shows, a frame that repaints the whole screen makes no screen-sized group. Outside
+            // that area a group is transparent, and painting it there would change nothing.
+            for stroke in live {
+                let area = r.intersection(stroke.area)
+                guard area.width >= 1, area.height >= 1 else { continue }
+                cairo_save(cr)
+                ctx.clip(to: area)
                 cairo_push_group(cr)
-                cairo_set_source_surface(cr, layer.surface.surface, 0, 0)
-                cairo_paint(cr)
-                ShapePainter.draw(tail, in: cr)
+                if stroke.layer.setAsSource(of: cr) { cairo_paint(cr) }
+                ShapePainter.draw(stroke.tail, in: cr)
                 cairo_pop_group_to_source(cr)
-                cairo_paint_with_alpha(cr, opacity)
+                cairo_paint_with_alpha(cr, stroke.opacity)
+                cairo_restore(cr)
             }
             if let chrome, !chromeElements.isEmpty {
                 cairo_set_source_surface(cr, chrome.surface, 0, 0)
                 cairo_paint(cr)
             }
-            for (shapes, alpha) in extras {
-                cairo_push_group(cr)
-                ShapePainter.draw(shapes, in: cr)
-                cairo_pop_group_to_source(cr)
-                cairo_paint_with_alpha(cr, alpha)
+            let area = r.intersection(extrasArea)
+            if area.width >= 1, area.height >= 1 {
+                ctx.clip(to: area)
+                for (shapes, alpha) in extras {
+                    cairo_push_group(cr)
+                    ShapePainter.draw(shapes, in: cr)
+                    cairo_pop_group_to_source(cr)
+                    cairo_paint_with_alpha(cr, alpha)
+                }
             }
             cairo_restore(cr)
         }
@@ -242,20 +273,18 @@ public final class FrameRenderer {
         return (committed - start..<samples.count).flatMap { shaper.piece($0, samples: samples, nibAngles: angles).shapes }
     }
 
-    private func commitFinalPieces(of stroke: Stroke, into layer: StrokeLayer, done: Bool, damage: inout DamageRegion) {
+    private func commitFinalPieces(of stroke: Stroke, into layer: StrokeLayer, done: Bool, damage: inout DamageRegion) throws {
         let count = stroke.samples.count
         var k = layer.committedPieces
         guard StrokeShaper.isFinal(piece: k, count: count, done: done) else { return }
-        let ctx = CairoContext(layer.surface)
         let shaper = StrokeShaper(brush: stroke.brush)
         while StrokeShaper.isFinal(piece: k, count: count, done: done) {
             let piece = shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles)
-            ShapePainter.draw(piece.shapes, in: ctx.cr)
-            layer.inked = layer.inked.union(piece.bounds)
+            try layer.draw(piece)
             damage.add(piece.bounds)
             k += 1
+            layer.committedPieces = k
         }
-        layer.committedPieces = k
     }
 
     /// Strokes that ended since the last frame, onto the canvas in order. Those drawn ahead
@@ -301,27 +330,20 @@ public final class FrameRenderer {
     }
 
     private func end(_ stroke: Stroke, canvas: CairoContext, damage: inout DamageRegion) throws {
-        let layer = try self.layer(for: stroke.id)
+        let layer = self.layer(for: stroke.id)
+        // The layer is freed whatever happens below: a failed piece must not keep its pixels.
+        defer { layers[stroke.id] = nil }
         if stroke.state == .done {
-            commitFinalPieces(of: stroke, into: layer, done: true, damage: &damage)
-            if !layer.inked.isEmpty { canvas.paint(layer.surface, opacity: stroke.brush.opacity, in: layer.inked.outset(by: 2).integral) }
+            try commitFinalPieces(of: stroke, into: layer, done: true, damage: &damage)
+            if let image = layer.image { canvas.paint(image, opacity: stroke.brush.opacity, in: layer.inked.outset(by: 2).integral) }
         } else {
             damage.add(layer.inked)   // a cancelled stroke leaves no ink
         }
-        layers[stroke.id] = nil
-        recycle(layer)
     }
 
-    /// Clears a layer for the next stroke, or frees it when enough are kept.
-    private func recycle(_ layer: StrokeLayer) {
-        guard spareLayers.count < Self.maxSpareLayers else { return }
-        if !layer.inked.isEmpty { CairoContext(layer.surface).fill(layer.inked.outset(by: 2).integral, with: RGBA(0, 0, 0, 0)) }
-        spareLayers.append(layer.surface)
-    }
-
-    private func layer(for id: StrokeID) throws -> StrokeLayer {
+    private func layer(for id: StrokeID) -> StrokeLayer {
         if let l = layers[id] { return l }
-        let l = StrokeLayer(try spareLayers.popLast() ?? ImageSurface(size: size, format: .argb))
+        let l = StrokeLayer(screen: size)
         layers[id] = l
         return l
     }
@@ -333,7 +355,7 @@ public final class FrameRenderer {
         for r in regions where !r.isEmpty {
             cairo_save(ctx.cr)
             ctx.clip(to: r)
-            ctx.copy(paper(), in: r)
+            paintPaper(in: r, ctx)
             for stroke in document.strokes where stroke.bounds.intersects(r) {
                 ShapePainter.drawStroke(stroke, in: ctx.cr)
             }
@@ -341,6 +363,13 @@ public final class FrameRenderer {
             damage.add(r)
         }
     }
+}
+
+/// The strokes being drawn on layers of their own, and the bytes of pixels those layers hold.
+public struct LayerMemory: Sendable, Equatable {
+    public var layers: Int
+    public var bytes: Int
+    public static let none = LayerMemory(layers: 0, bytes: 0)
 }
 
 public enum Palette {

@@ -4,11 +4,11 @@ import InkCore
 /// The benchmark's comparison figure: what one frame would cost if it redrew every finished
 /// stroke from scratch instead of updating the canvas incrementally.
 public enum FullRedraw {
-    /// Seconds to fill a fresh XRGB image of `size` with white and draw every one of `strokes`
-    /// into it with the renderer's own painter. Allocating the image is not counted (a real
-    /// renderer would reuse one); the fill, the strokes and cairo's flush are.
-    public static func time(_ strokes: [Stroke], size: PixelSize) throws -> Double {
-        let image = try ImageSurface(size: size, format: .xrgb)
+    /// Seconds to fill `image` (XRGB, whatever it held) with white and draw every one of
+    /// `strokes` into it with the renderer's own painter: the fill, the strokes and cairo's
+    /// flush. The caller makes the image once for every run (a real renderer would reuse one).
+    public static func time(_ strokes: [Stroke], on image: ImageSurface) throws -> Double {
+        let size = image.size
         let ctx = CairoContext(image)
         let start = ContinuousClock.now
         ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: .white)

@@ -11,7 +11,10 @@ public struct PageSnapshot: Sendable {
     /// Which backdrop the canvas was painted on (a new backdrop makes the snapshot useless).
     public let backdrop: Int
     private let words: [UInt32]
-    public var bytes: Int { words.count * 4 }
+    /// Where each row starts in `words` (runs never cross rows): part of a picture is written
+    /// back without decoding the rows above it.
+    private let rowStarts: [Int]
+    public var bytes: Int { words.count * 4 + rowStarts.count * 8 }
 
     private static let runFlag: UInt32 = 0x8000_0000
     /// Shorter runs are cheaper as literals.
@@ -23,13 +26,25 @@ public struct PageSnapshot: Sendable {
         self.backdrop = backdrop
         let width = surface.size.width, height = surface.size.height
         var out: [UInt32] = []
+        var starts: [Int] = []
+        starts.reserveCapacity(height)
         surface.withPixels { data, stride in
             for y in 0..<height {
+                starts.append(out.count)
                 let row = (data + y * stride).assumingMemoryBound(to: UInt32.self)
                 Self.encode(row, count: width, into: &out)
             }
         } ?? ()
         words = out
+        rowStarts = starts
+    }
+
+    /// A picture of one colour: `pixel` (as the surface's 32-bit word) everywhere.
+    public init(size: PixelSize, pixel: UInt32, backdrop: Int) {
+        self.size = size
+        self.backdrop = backdrop
+        words = Array((0..<size.height).map { _ in [Self.runFlag | UInt32(size.width), pixel] }.joined())
+        rowStarts = (0..<size.height).map { $0 * 2 }
     }
 
     private static func encode(_ p: UnsafePointer<UInt32>, count: Int, into out: inout [UInt32]) {
@@ -82,6 +97,36 @@ public struct PageSnapshot: Sendable {
             }
         }
         cairo_surface_mark_dirty(surface.surface)
+    }
+
+    /// Writes back only the pixels inside `r` (whole pixels; the rest of `surface` stays).
+    public func restore(into surface: ImageSurface, in r: Rect) {
+        let area = r.integral.intersection(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)))
+        guard surface.size == size, area.width >= 1, area.height >= 1 else { return }
+        let x0 = Int(area.minX), x1 = Int(area.maxX), y0 = Int(area.minY), y1 = Int(area.maxY)
+        cairo_surface_flush(surface.surface)
+        guard let data = cairo_image_surface_get_data(surface.surface) else { return }
+        let stride = surface.stride
+        words.withUnsafeBufferPointer { w in
+            for y in y0..<y1 {
+                let row = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                var k = rowStarts[y], x = 0
+                while x < x1 && k < w.count {
+                    let head = w[k]
+                    let n = Int(head & ~Self.runFlag)
+                    let from = max(x, x0), to = min(x + n, x1)
+                    if head & Self.runFlag != 0 {
+                        if to > from { (row + from).update(repeating: w[k + 1], count: to - from) }
+                        k += 2
+                    } else {
+                        if to > from { (row + from).update(from: w.baseAddress! + k + 1 + (from - x), count: to - from) }
+                        k += 1 + n
+                    }
+                    x += n
+                }
+            }
+        }
+        cairo_surface_mark_dirty_rectangle(surface.surface, Int32(x0), Int32(y0), Int32(x1 - x0), Int32(y1 - y0))
     }
 }
 

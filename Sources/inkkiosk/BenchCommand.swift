@@ -47,10 +47,14 @@ struct BenchCommand: ParsableCommand {
         var samples: Int
         var strokes: Int
         var frames: Int
+        /// Playing the recording, without reading it from the file (`readSeconds`).
         var wallSeconds: Double
+        var readSeconds: Double
         var samplesPerSecond: Double
         var frameMs: Summary
+        /// The whole run's peak resident memory, and the peak when the replay had ended.
         var peakRSSMiB: Double
+        var replayPeakRSSMiB: Double
         var flatness: Flatness?
         var fullRedrawMs: [Checkpoint]
 
@@ -65,7 +69,9 @@ struct BenchCommand: ParsableCommand {
             c.samplesPerSecond = r(samplesPerSecond, 1)
             c.frameMs = frameMs
             c.frameMs.median = r(frameMs.median, 4); c.frameMs.p99 = r(frameMs.p99, 4); c.frameMs.max = r(frameMs.max, 4)
+            c.readSeconds = r(readSeconds, 6)
             c.peakRSSMiB = r(peakRSSMiB, 2)
+            c.replayPeakRSSMiB = r(replayPeakRSSMiB, 2)
             c.flatness = flatness.map {
                 var f = $0
                 f.firstMs = r(f.firstMs, 4); f.lastMs = r(f.lastMs, 4); f.ratio = r(f.ratio, 3)
@@ -77,34 +83,41 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let recording = try input.load()
+        // The recording is read as it plays: its events, held at once, would take more memory
+        // than everything the kiosk draws with.
+        let stream = try input.stream()
         var options = ReplayOptions()
         options.perStrokeCost = true
         options.pipeline.prediction = !input.noPrediction
-        let replay = Replay(recording: recording, settings: InteractionSettings(screen: size), options: options)
-        let display = try OffscreenDisplay(size: size)
+        let replay = Replay(stream: stream, settings: InteractionSettings(screen: size), options: options)
 
         let clock = ContinuousClock()
-        let start = clock.now
-        let (pipeline, stats) = try replay.run(on: display, screen: ScreenSettings())
-        let wall = (clock.now - start).inSeconds
+        let (finished, stats, wall) = try input.reportingBadLines {
+            // The pipeline, its screen and its display are let go of before the full redraws.
+            let display = try OffscreenDisplay(size: size)
+            let start = clock.now
+            let (pipeline, stats) = try replay.run(on: display, screen: ScreenSettings())
+            // The time spent reading the file is not the engine's.
+            return (pipeline.document.strokes, stats, (clock.now - start).inSeconds - stream.readSeconds)
+        }
+        let replayPeak = Self.peakRSSMiB()
 
         let strokeMs = stats.strokeFrameMs ?? []
         let flatness = Self.flatness(strokeMs)
 
-        let finished = pipeline.document.strokes
         var redraw: [Checkpoint] = []
+        let image = try ImageSurface(size: size, format: .xrgb)
         for n in Self.checkpoints(finished.count) {
             // The median of three runs, so that one hiccup does not make the figure.
-            let runs = try (0..<3).map { _ in try FullRedraw.time(Array(finished.prefix(n)), size: size) }
+            let runs = try (0..<3).map { _ in try FullRedraw.time(Array(finished.prefix(n)), on: image) }
             redraw.append(Checkpoint(strokes: n, ms: runs.sorted()[1] * 1000))
         }
 
         let report = Report(
             recording: input.file, size: size.description, prediction: !input.noPrediction,
             events: stats.events, samples: stats.samples, strokes: stats.strokes, frames: stats.frames,
-            wallSeconds: wall, samplesPerSecond: wall > 0 ? Double(stats.samples) / wall : 0,
-            frameMs: stats.renderMs, peakRSSMiB: Self.peakRSSMiB(),
+            wallSeconds: wall, readSeconds: stream.readSeconds, samplesPerSecond: wall > 0 ? Double(stats.samples) / wall : 0,
+            frameMs: stats.renderMs, peakRSSMiB: Self.peakRSSMiB(), replayPeakRSSMiB: replayPeak,
             flatness: flatness, fullRedrawMs: redraw)
         printReadable(report)
 
@@ -139,25 +152,17 @@ struct BenchCommand: ParsableCommand {
         return Array(Set([1, count / 4, count / 2, count * 3 / 4, count].filter { $0 >= 1 })).sorted()
     }
 
-    /// The process's peak resident set (ru_maxrss is in KiB on Linux).
-    static func peakRSSMiB() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
-        #else
-        let who = RUSAGE_SELF
-        #endif
-        guard getrusage(who, &usage) == 0 else { return 0 }
-        return Double(usage.ru_maxrss) / 1024
-    }
+    /// The process's peak resident set (for the reports of `bench` and `api-bench`).
+    static func peakRSSMiB() -> Double { ProcessMemory.peakMiB() }
 
     private func printReadable(_ r: Report) {
         func f(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
         print("inkkiosk bench: \(r.recording) at \(r.size), prediction \(r.prediction ? "on" : "off")")
         print("  events \(r.events), samples \(r.samples), strokes \(r.strokes), frames \(r.frames)")
         print("  frame render cost   median \(f(r.frameMs.median, 3)) ms   p99 \(f(r.frameMs.p99, 3)) ms   max \(f(r.frameMs.max, 3)) ms")
-        print("  throughput          \(f(r.samplesPerSecond, 0)) samples/s (\(r.samples) samples in \(f(r.wallSeconds, 3)) s wall)")
-        print("  peak memory         \(f(r.peakRSSMiB, 1)) MiB (ru_maxrss)")
+        print("  throughput          \(f(r.samplesPerSecond, 0)) samples/s (\(r.samples) samples in \(f(r.wallSeconds, 3)) s wall;"
+              + " reading the file as it played \(f(r.readSeconds, 3)) s more)")
+        print("  memory              \(ProcessMemory.peakLine(r.peakRSSMiB)) (ru_maxrss; \(f(r.replayPeakRSSMiB, 1)) MiB when the replay ended)")
         if let fl = r.flatness {
             print("  flatness            strokes \(fl.firstStrokes[0])–\(fl.firstStrokes[1]): \(f(fl.firstMs, 3)) ms/frame,"
                   + " strokes \(fl.lastStrokes[0])–\(fl.lastStrokes[1]): \(f(fl.lastMs, 3)) ms/frame, ratio \(f(fl.ratio, 2))")

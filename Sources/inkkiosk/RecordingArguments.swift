@@ -12,7 +12,18 @@ struct RecordingArguments: ParsableArguments {
 
     /// The recording, or an exit with `FILE:LINE: problem` on stderr.
     func load() throws -> Recording {
-        do { return try InklogReader.read(contentsOf: URL(fileURLWithPath: file)) } catch let e as InklogError {
+        try reportingBadLines { try InklogReader.read(contentsOf: URL(fileURLWithPath: file)) }
+    }
+
+    /// The recording, to be read as it plays (`body` of `reportingBadLines`: a bad line shows
+    /// when it is reached).
+    func stream() throws -> InklogStream {
+        try reportingBadLines { try InklogStream(path: file) }
+    }
+
+    /// `body`, with a bad line of the recording turned into an exit with `FILE:LINE: problem` on stderr.
+    func reportingBadLines<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as InklogError {
             throw CleanExit.message(e.description, code: 1)
         }
     }

@@ -57,7 +57,9 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let recording = try input.load()
+        // A capture is dated with the recording's duration: only then is it held whole. Else
+        // it is read as it plays, and its events take no memory.
+        let recording = try capture.map { _ in try input.load() }
         if let frames { try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true) }
         var options = ReplayOptions()
         options.pipeline = ink.pipelineOptions(prediction: !input.noPrediction)
@@ -78,7 +80,10 @@ struct ReplayCommand: ParsableCommand {
         if config == nil { screen.outbox = "/tmp/inkkiosk-replay-outbox"; screen.saveDirectory = "/tmp/inkkiosk-replay-saved" }
 
         let display = try OffscreenDisplay(size: size)
-        let (pipeline, result) = try Replay(recording: recording, settings: ink.settings(screen: size), options: options).run(on: display, screen: screen)
+        let replay = try recording.map { Replay(recording: $0, settings: ink.settings(screen: size), options: options) }
+            ?? Replay(stream: input.stream(), settings: ink.settings(screen: size), options: options)
+        let (pipeline, played) = try input.reportingBadLines { try replay.run(on: display, screen: screen) }
+        var result = played
         let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg) }
         var written: [String] = []
         if let png {
@@ -91,7 +96,7 @@ struct ReplayCommand: ParsableCommand {
         if let svg { try exporter(.color(.white)).svg(pipeline.document.strokes, to: svg); written.append(svg) }
         if let pdf { try exporter(.color(.white)).pdf(pipeline.document.strokes, to: pdf); written.append(pdf) }
 
-        if let capture {
+        if let capture, let recording {
             try FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true)
             let name = URL(fileURLWithPath: input.file).deletingPathExtension().lastPathComponent
                 .map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
@@ -104,6 +109,7 @@ struct ReplayCommand: ParsableCommand {
             written += try sig.write(to: capture)
         }
         if stats {
+            result.peakRSSMiB = (BenchCommand.peakRSSMiB() * 100).rounded() / 100
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             print(String(decoding: try encoder.encode(result), as: UTF8.self))

@@ -84,6 +84,22 @@ import InkKiosk
         #expect(run.stats.frames > 10)
     }
 
+    @Test(arguments: [false, true])
+    func aRecordingReadAsItPlaysDrawsTheSame(finalOnly: Bool) throws {
+        // `bench` and `replay` read the file as they play it instead of holding its events.
+        let path = Fixtures.testsDirectory.appendingPathComponent("Recordings/signatures.inklog").path
+        var options = ReplayOptions()
+        options.finalPictureOnly = finalOnly
+        let settings = InteractionSettings(screen: screenSize)
+        let streamed = try OffscreenDisplay(size: screenSize)
+        let (_, stats) = try Replay(stream: InklogStream(path: path), settings: settings, options: options).run(on: streamed)
+        let held = try OffscreenDisplay(size: screenSize)
+        let recording = try Fixtures.recording("signatures")
+        let (_, heldStats) = try Replay(recording: recording, settings: settings, options: options).run(on: held)
+        #expect(stats.events == recording.events.count && stats.frames == heldStats.frames && stats.samples == heldStats.samples)
+        #expect(Self.difference(streamed.screen, held.screen).count == 0)
+    }
+
     @Test func manyStrokesEndingInOneFrameAreDrawnAsTheirLayersWouldBe() throws {
         // The renderer's batch path (strokes drawn on several threads) against one stroke at a
         // time: a page of signatures, its strokes ended all at once or frame by frame.

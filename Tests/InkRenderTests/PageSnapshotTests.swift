@@ -50,3 +50,36 @@ import InkCore
         #expect(cache.take(2, revision: 1) != nil)
     }
 }
+
+@Suite struct PageSnapshotPartTests {
+    /// Part of a picture written back: exactly its pixels inside the rectangle (grown to whole
+    /// pixels), nothing outside it.
+    @Test func restoresOnlyInsideTheRectangle() throws {
+        let size = PixelSize(width: 120, height: 40)
+        let page = try ImageSurface(size: size, format: .xrgb)
+        let ctx = CairoContext(page)
+        ctx.fill(Rect(x: 0, y: 0, width: 120, height: 40), with: .white)
+        for i in 0..<30 { ctx.fill(Rect(x: Double(i * 4) + 0.3, y: Double(i % 9) * 4, width: 2.5, height: 7.2), with: RGBA(Double(i) / 30, 0.2, 0.5, 1)) }
+        let snapshot = PageSnapshot(of: page, backdrop: 0)
+        let target = try ImageSurface(size: size, format: .xrgb)
+        CairoContext(target).fill(Rect(x: 0, y: 0, width: 120, height: 40), with: RGBA(1, 0, 0, 1))
+        snapshot.restore(into: target, in: Rect(x: 10.5, y: 3.2, width: 61, height: 20))   // x 10..<72, y 3..<24
+        for y in 0..<40 {
+            for x in 0..<120 {
+                let inside = (10..<72).contains(x) && (3..<24).contains(y)
+                let expected = inside ? page.pixel(x: x, y: y) : (r: UInt8(255), g: UInt8(0), b: UInt8(0), a: UInt8(255))
+                #expect(target.pixel(x: x, y: y) == expected, "(\(x), \(y)) inside \(inside)")
+            }
+        }
+    }
+
+    @Test func aPlainPictureIsItsColour() throws {
+        let size = PixelSize(width: 9, height: 4)
+        let page = try ImageSurface(size: size, format: .xrgb)
+        CairoContext(page).fill(Rect(x: 0, y: 0, width: 9, height: 4), with: RGBA(0.2, 0.4, 0.6, 1))
+        let word = page.withPixels { data, _ in data.load(as: UInt32.self) } ?? 0
+        let back = try ImageSurface(size: size, format: .xrgb)
+        PageSnapshot(size: size, pixel: word, backdrop: 0).restore(into: back, in: Rect(x: 0, y: 0, width: 9, height: 4))
+        for y in 0..<4 { for x in 0..<9 { #expect(back.pixel(x: x, y: y) == page.pixel(x: x, y: y)) } }
+    }
+}

@@ -285,7 +285,7 @@ def main():
             print(f"     {session} latency over {r['frames']} frames: input→flip median {r['inputToFlipMs']['median']:.2f} ms"
                   f" p99 {r['inputToFlipMs']['p99']:.2f} ms; flip→scanout median {r['flipToScanoutMs']['median']:.2f} ms"
                   f" p99 {r['flipToScanoutMs']['p99']:.2f} ms; render median {r['renderMs']['median']:.2f} ms"
-                  f" p99 {r['renderMs']['p99']:.2f} ms")
+                  f" p99 {r['renderMs']['p99']:.2f} ms; peak RSS {r.get('peakRSSMiB', 0):.1f} MiB")
         else:
             check(False, f"{session}: latency figures written", path)
 

@@ -62,56 +62,81 @@ public struct InklogReader {
         }
 
         guard let headerLine = nextLine() else { throw fail(1, "the file is empty; the first line must be the header") }
-        let decoder = JSONDecoder()
-        let header = try decodeLine(headerLine, number: 1, decoder)
-        guard let version = header.inklog else { throw fail(1, "the first line is not an inklog header (no \"inklog\" field)") }
-        guard version == Self.version else { throw fail(1, "unsupported inklog version \(version) (this reader knows version \(Self.version))") }
-        guard let devices = header.devices else { throw fail(1, "the header has no \"devices\" list") }
-        var byId: [Int: DeviceInfo] = [:]
-        for d in devices {
-            guard byId[d.id] == nil else { throw fail(1, "device id \(d.id) appears twice in the header") }
-            guard d.widthMM.isFinite, d.heightMM.isFinite, d.widthMM > 0, d.heightMM > 0 else {
-                throw fail(1, "device \(d.id) (\(d.name)) needs a positive widthMM and heightMM")
-            }
-            byId[d.id] = d
-        }
-
-        var parser = EventParser(devices: byId)
+        var lines = try InklogLines(header: headerLine, name: name, lineParsing: lineParsing)
         var events: [InkEvent] = []
         // About 140 bytes an event line: room for all of them at once.
         events.reserveCapacity(bytes.count / 100 + 16)
-        var lastTime = -Double.infinity
-        while let raw = nextLine() {
-            if raw.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
-                throw fail(number, "empty line")
-            }
-            let event: InkEvent
-            do {
-                let line: InklogLine
-                switch lineParsing {
-                case .bytes: line = try InklogLineParser.parse(raw)
-                case .jsonDecoder: line = try decodeLine(raw, number: number, decoder)
-                }
-                event = try parser.parse(line)
-            } catch let message as LineProblem {
-                throw fail(number, message.text)
-            }
-            guard event.time >= lastTime else {
-                throw fail(number, "time goes backwards: t=\(event.time) after t=\(lastTime)")
-            }
-            lastTime = event.time
-            events.append(event)
-        }
-        return Recording(devices: devices, events: events, clampedValues: parser.clamped)
+        while let raw = nextLine() { events.append(try lines.event(raw, number: number)) }
+        return Recording(devices: lines.devices, events: events, clampedValues: lines.clamped)
     }
 
-    private func decodeLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, _ decoder: JSONDecoder) throws -> InklogLine {
+    private func fail(_ line: Int, _ message: String) -> InklogError {
+        InklogError(file: name, line: line, message: message)
+    }
+}
+
+/// The checks every line of a recording goes through, in order: the header first, then each
+/// event line (known devices, fields the event needs, time never going backwards). Shared by
+/// the whole-file reader and the stream (`InklogStream`), so both accept the same files.
+struct InklogLines {
+    let devices: [DeviceInfo]
+    private let name: String
+    private let lineParsing: InklogReader.LineParsing
+    private var parser: EventParser
+    private var lastTime = -Double.infinity
+    private let decoder = JSONDecoder()
+    var clamped: Int { parser.clamped }
+
+    init(header headerLine: UnsafeBufferPointer<UInt8>, name: String, lineParsing: InklogReader.LineParsing) throws {
+        self.name = name
+        self.lineParsing = lineParsing
+        func fail(_ message: String) -> InklogError { InklogError(file: name, line: 1, message: message) }
+        let header = try Self.decodeLine(headerLine, number: 1, name: name, decoder)
+        guard let version = header.inklog else { throw fail("the first line is not an inklog header (no \"inklog\" field)") }
+        guard version == InklogReader.version else { throw fail("unsupported inklog version \(version) (this reader knows version \(InklogReader.version))") }
+        guard let devices = header.devices else { throw fail("the header has no \"devices\" list") }
+        var byId: [Int: DeviceInfo] = [:]
+        for d in devices {
+            guard byId[d.id] == nil else { throw fail("device id \(d.id) appears twice in the header") }
+            guard d.widthMM.isFinite, d.heightMM.isFinite, d.widthMM > 0, d.heightMM > 0 else {
+                throw fail("device \(d.id) (\(d.name)) needs a positive widthMM and heightMM")
+            }
+            byId[d.id] = d
+        }
+        self.devices = devices
+        parser = EventParser(devices: byId)
+    }
+
+    /// Event line `number` (1-based in the file).
+    mutating func event(_ raw: UnsafeBufferPointer<UInt8>, number: Int) throws -> InkEvent {
+        if raw.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
+            throw fail(number, "empty line")
+        }
+        let event: InkEvent
+        do {
+            let line: InklogLine
+            switch lineParsing {
+            case .bytes: line = try InklogLineParser.parse(raw)
+            case .jsonDecoder: line = try Self.decodeLine(raw, number: number, name: name, decoder)
+            }
+            event = try parser.parse(line)
+        } catch let message as LineProblem {
+            throw fail(number, message.text)
+        }
+        guard event.time >= lastTime else {
+            throw fail(number, "time goes backwards: t=\(event.time) after t=\(lastTime)")
+        }
+        lastTime = event.time
+        return event
+    }
+
+    private static func decodeLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, name: String, _ decoder: JSONDecoder) throws -> InklogLine {
         let line: InklogLine
         let data = Data(buffer: raw)
         do { line = try decoder.decode(InklogLine.self, from: data) } catch {
-            throw fail(number, InklogLine.explain(error, in: data))
+            throw InklogError(file: name, line: number, message: InklogLine.explain(error, in: data))
         }
-        if let unknown = line.unknownKeys.first { throw fail(number, "unknown field '\(unknown)'") }
+        if let unknown = line.unknownKeys.first { throw InklogError(file: name, line: number, message: "unknown field '\(unknown)'") }
         return line
     }
 
