@@ -82,72 +82,94 @@ public enum PNGEncoder {
     /// The surface's rows, read by several threads at once (never written).
     private struct Pixels: @unchecked Sendable { let base: UnsafeRawPointer; let stride: Int }
 
+    /// Rows are turned into PNG bytes and deflated this many bytes at a time: a buffer that
+    /// stays in the cache, reused, instead of a copy of the whole band.
+    static let groupBytes = 64 << 10
+
     /// PNG rows `rows` (filter byte and pixels), deflated raw: a final block for the last band,
     /// else blocks ending on a byte boundary (a sync flush) for the next band to follow.
     private static func deflateBand(_ pixels: Pixels, rows: Range<Int>, width: Int, channels: Int, rowBytes: Int,
                                     level: Int32, last: Bool) throws -> Band {
-        var raw = [UInt8](repeating: 0, count: rows.count * rowBytes)
-        raw.withUnsafeMutableBufferPointer { out in
-            for (n, y) in rows.enumerated() {
-                let source = pixels.base.advanced(by: y * pixels.stride).assumingMemoryBound(to: UInt32.self)
-                var o = out.baseAddress! + n * rowBytes
-                o[0] = 0   // filter "None": a run of paper stays a run for deflate
-                o += 1
-                if channels == 3 {
-                    for x in 0..<width {
-                        let v = source[x]
-                        o[0] = UInt8(truncatingIfNeeded: v >> 16)
-                        o[1] = UInt8(truncatingIfNeeded: v >> 8)
-                        o[2] = UInt8(truncatingIfNeeded: v)
-                        o += 3
-                    }
-                } else {
-                    for x in 0..<width {
-                        let v = source[x]
-                        let a = v >> 24
-                        switch a {
-                        case 255:
-                            o[0] = UInt8(truncatingIfNeeded: v >> 16); o[1] = UInt8(truncatingIfNeeded: v >> 8)
-                            o[2] = UInt8(truncatingIfNeeded: v); o[3] = 255
-                        case 0:
-                            o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0
-                        default:
-                            // cairo's un-premultiply: (c × 255 + a / 2) / a.
-                            o[0] = UInt8((((v >> 16) & 0xFF) * 255 + a / 2) / a)
-                            o[1] = UInt8((((v >> 8) & 0xFF) * 255 + a / 2) / a)
-                            o[2] = UInt8(((v & 0xFF) * 255 + a / 2) / a)
-                            o[3] = UInt8(a)
-                        }
-                        o += 4
-                    }
-                }
-            }
-        }
-
         var stream = z_stream()
         // Negative window bits: raw deflate, no zlib header or checksum (the caller writes them once).
         var status = deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
                                    zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { throw RenderError("cannot start zlib (status \(status))") }
         defer { deflateEnd(&stream) }
-        // Room for the worst case, and the sync flush's few bytes.
-        var out = Data(count: Int(deflateBound(&stream, UInt(raw.count))) + 16)
-        let written: Int = try raw.withUnsafeMutableBufferPointer { input in
-            try out.withUnsafeMutableBytes { (output: UnsafeMutableRawBufferPointer) in
-                stream.next_in = input.baseAddress
-                stream.avail_in = UInt32(input.count)
-                stream.next_out = output.bindMemory(to: UInt8.self).baseAddress
-                stream.avail_out = UInt32(output.count)
-                status = deflate(&stream, last ? Z_FINISH : Z_SYNC_FLUSH)
-                guard status == (last ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
-                    throw RenderError("zlib could not compress a PNG (status \(status))")
+
+        let groupRows = max(1, groupBytes / rowBytes)
+        var raw = [UInt8](repeating: 0, count: groupRows * rowBytes)
+        var chunk = [UInt8](repeating: 0, count: groupBytes)
+        var deflated = Data()
+        var adler = adler32(0, nil, 0)
+        var y = rows.lowerBound
+        while y < rows.upperBound {
+            let group = y..<min(y + groupRows, rows.upperBound)
+            let count = group.count * rowBytes
+            raw.withUnsafeMutableBufferPointer { out in
+                for (n, row) in group.enumerated() {
+                    convert(pixels.base.advanced(by: row * pixels.stride).assumingMemoryBound(to: UInt32.self),
+                            width: width, channels: channels, into: out.baseAddress! + n * rowBytes)
                 }
-                return output.count - Int(stream.avail_out)
+                adler = adler32(adler, out.baseAddress, UInt32(count))
             }
+            let flush = group.upperBound < rows.upperBound ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH
+            try raw.withUnsafeMutableBufferPointer { input in
+                try chunk.withUnsafeMutableBufferPointer { output in
+                    stream.next_in = input.baseAddress
+                    stream.avail_in = UInt32(count)
+                    // Until zlib has taken every byte in and has nothing more to give out.
+                    repeat {
+                        stream.next_out = output.baseAddress
+                        stream.avail_out = UInt32(output.count)
+                        status = deflate(&stream, flush)
+                        guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                            throw RenderError("zlib could not compress a PNG (status \(status))")
+                        }
+                        deflated.append(output.baseAddress!, count: output.count - Int(stream.avail_out))
+                    } while stream.avail_out == 0
+                }
+            }
+            guard stream.avail_in == 0 else { throw RenderError("zlib left part of a PNG uncompressed") }
+            y = group.upperBound
         }
-        out.count = written
-        let adler = raw.withUnsafeBufferPointer { adler32(1, $0.baseAddress, UInt32($0.count)) }
-        return Band(deflated: out, adler: adler)
+        guard !last || status == Z_STREAM_END else { throw RenderError("zlib did not finish a PNG (status \(status))") }
+        return Band(deflated: deflated, adler: adler)
+    }
+
+    /// One row of the surface as PNG bytes: the filter byte, then RGB or RGBA.
+    private static func convert(_ source: UnsafePointer<UInt32>, width: Int, channels: Int, into row: UnsafeMutablePointer<UInt8>) {
+        var o = row
+        o[0] = 0   // filter "None": a run of paper stays a run for deflate
+        o += 1
+        if channels == 3 {
+            for x in 0..<width {
+                let v = source[x]
+                o[0] = UInt8(truncatingIfNeeded: v >> 16)
+                o[1] = UInt8(truncatingIfNeeded: v >> 8)
+                o[2] = UInt8(truncatingIfNeeded: v)
+                o += 3
+            }
+            return
+        }
+        for x in 0..<width {
+            let v = source[x]
+            let a = v >> 24
+            switch a {
+            case 255:
+                o[0] = UInt8(truncatingIfNeeded: v >> 16); o[1] = UInt8(truncatingIfNeeded: v >> 8)
+                o[2] = UInt8(truncatingIfNeeded: v); o[3] = 255
+            case 0:
+                o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0
+            default:
+                // cairo's un-premultiply: (c × 255 + a / 2) / a.
+                o[0] = UInt8((((v >> 16) & 0xFF) * 255 + a / 2) / a)
+                o[1] = UInt8((((v >> 8) & 0xFF) * 255 + a / 2) / a)
+                o[2] = UInt8(((v & 0xFF) * 255 + a / 2) / a)
+                o[3] = UInt8(a)
+            }
+            o += 4
+        }
     }
 
     /// Results written by index from several threads, each index once.
