@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 import InkStorage
 import InkRender
@@ -169,11 +170,7 @@ public final class SignatureScreen: KioskScreen {
     }
 
     static func newCaptureName() -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return "sig-\(f.string(from: Date()))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        return "sig-\(utcTimestamp(Date()))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
     }
 
     // MARK: layout
