@@ -63,7 +63,7 @@ def appliance_checks(work, check):
           f" image build {steps.get('build_s')} s, boot test {steps.get('boot_s')} s")
     for name, target in (fig.get("targets") or {}).items():
         print(f"     appliance target: {name} {target.get('value')} {target.get('unit')} (limit {target.get('limit')} {target.get('unit')}: "
-              f"{'met' if target.get('met') else 'OVER; measured, not asserted: an emulated guest on a shared machine'})")
+              f"{'met' if target.get('met') else ('OVER; the 20 MB guard above is what is checked' if target.get('unit') == 'MB' else 'OVER; measured, not asserted: an emulated guest on a shared machine')})")
 
 
 if __name__ == "__main__":
