@@ -17,8 +17,12 @@ deps: ## Install missing Debian packages; check that swift is on PATH
 build: deps ## Debug build (swift build)
 	$(SWIFT) build
 
-release: deps ## Release build (swift build -c release)
-	$(SWIFT) build -c release
+# The Swift runtime and FoundationEssentials linked into the binary: no lib/swift/linux/*.so to
+# ship or load (a board needs no toolchain), and no dynamic symbol binding of the runtime at start.
+RELEASE_FLAGS ?= --static-swift-stdlib
+
+release: deps ## Release build (swift build -c release --static-swift-stdlib)
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/), and every recording replayed to PNG, SVG, PDF
 	@mkdir -p $(DEMO_DIR)
@@ -49,7 +53,7 @@ soak: release ## A classroom day (20,000 strokes, 60 pages) and a shop day (500 
 clean: ## Remove .build and out
 	rm -rf .build out
 
-appliance: release ## Boot-to-kiosk image: out/appliance/{vmlinuz,initramfs.cpio.gz} (then: python3 scripts/appliance/boot-test.py)
+appliance: release ## Boot-to-kiosk image: out/appliance/{vmlinuz,initramfs.cpio.zst} (then: python3 scripts/appliance/boot-test.py)
 	scripts/appliance/build.sh $(RELEASE_BIN)
 
 powercut: appliance ## Power cuts (SIGKILL of QEMU) at random moments of signing on the appliance's data disk: nothing finished lost (about 5 min)

@@ -9,9 +9,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // TOMLKit 0.6.0 (the newest) with its Foundation imports made FoundationEssentials: Vendor/TOMLKit/PATCHES.md.
+        .package(path: "Vendor/TOMLKit"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // 4.x imports FoundationEssentials where 3.x imported Foundation (and with it ICU).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -25,12 +27,11 @@ let package = Package(
                        providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
         // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        // The ink: events, recordings, samples, strokes, tools, interaction. Foundation only.
+        // The ink: events, recordings, samples, strokes, tools, interaction. FoundationEssentials only:
+        // no module imports Foundation proper (ICU, 39 MB); see README, "No Foundation, no ICU".
         .target(name: "InkCore"),
         // Canvas, overlay, damage, and PNG / SVG / PDF through cairo (PNG deflated by zlib).
         .target(name: "InkRender", dependencies: ["InkCore", "CCairo", "CZlib"]),
@@ -40,7 +41,7 @@ let package = Package(
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLibCrypto", "CLinux",
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
@@ -60,7 +61,7 @@ let package = Package(
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
                                                 "InkLoop", "InkAPI", "InkConfig", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk",
+            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

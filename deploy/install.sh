@@ -76,7 +76,7 @@ append() {  # like run, for `cat SRC >> DST`: a blank line between, and a newlin
     { echo; cat "$1"; } >>"$2"
 }
 
-[[ -x $BIN ]] || die "$BIN is not an executable (build it: swift build -c release)"
+[[ -x $BIN ]] || die "$BIN is not an executable (build it: make release)"
 [[ -f $REPO/config/$PROFILE.toml ]] || die "no profile config/$PROFILE.toml (signature or classroom)"
 for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf" \
          "$HERE/libinput/local-overrides.quirks"; do

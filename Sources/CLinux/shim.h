@@ -32,3 +32,7 @@ static inline int ik_vt_ackacq(void) { return VT_ACKACQ; }
 #include <sys/syscall.h>
 #include <unistd.h>
 static inline int ik_gettid(void) { return (int)syscall(SYS_gettid); }
+
+/* The calling thread's name (ps -L, /proc/self/task/N/comm, backtraces); prctl is variadic. */
+#include <sys/prctl.h>
+static inline int ik_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }

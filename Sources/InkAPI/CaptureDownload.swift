@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What `GET /signatures/{id}/{kind}` serves for an accepted capture: which file, with which
 /// headers. Plain files go with their own type; an encrypted one (`[signature] encrypt_to`) as

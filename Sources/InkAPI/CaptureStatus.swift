@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a requested signature stands. Only `waiting` changes; the others are final.
 /// `interrupted`: the kiosk stopped (a crash, a power cut) before the signature was accepted.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds an object key given twice in a JSON text. Foundation's decoders keep the last of two
 /// equal keys without a word, so `{"timeout": 5, "timeout": 3600}` would pass for one value.

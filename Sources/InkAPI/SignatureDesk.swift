@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import InkLoop
 
@@ -298,7 +299,8 @@ private struct Waiter {
 enum CaptureID {
     static func make(at date: Date) -> String {
         let time = Date.ISO8601FormatStyle(dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted).format(date)
-        return "\(time)-\(String(format: "%06x", UInt32.random(in: 0...0xff_ffff)))"
+        let hex = String(UInt32.random(in: 0...0xff_ffff), radix: 16)
+        return "\(time)-\(String(repeating: "0", count: 6 - hex.count))\(hex)"
     }
 }
 

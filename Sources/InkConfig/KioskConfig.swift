@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 import InkAPI
 import InkStorage
@@ -27,7 +28,7 @@ public struct KioskConfig: Sendable {
     public static func load(path: String) throws -> KioskConfig {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ConfigError(problems: [ConfigProblem(file: path, line: nil, key: "", message: "cannot read the file: \(error.localizedDescription)")])
+            throw ConfigError(problems: [ConfigProblem(file: path, line: nil, key: "", message: "cannot read the file: \(errorText(error))")])
         }
         return try parse(text, file: path)
     }

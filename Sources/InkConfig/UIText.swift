@@ -47,6 +47,6 @@ public struct UIText: Sendable, Equatable {
 
     /// Fills in a "%d" or "%@" placeholder.
     public static func format(_ template: String, _ value: String) -> String {
-        template.replacingOccurrences(of: "%d", with: value).replacingOccurrences(of: "%@", with: value)
+        template.replacing("%d", with: value).replacing("%@", with: value)
     }
 }

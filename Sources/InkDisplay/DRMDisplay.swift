@@ -155,8 +155,8 @@ public final class DRMDisplay: Display, CursorPlane {
     public var flipPending: Bool {
         if recovery.flipTimedOut(at: now()) {
             flipTimeouts += 1
-            log(String(format: "page flip on %@ did not complete within %.0f ms: no longer waiting for it; setting the mode again",
-                       connector.name, recovery.settings.flipTimeout * 1000))
+            log("page flip on \(connector.name) did not complete within "
+                + String(cFormat: "%.0f ms: no longer waiting for it; setting the mode again", recovery.settings.flipTimeout * 1000))
         }
         return recovery.flipPending
     }
@@ -221,7 +221,7 @@ public final class DRMDisplay: Display, CursorPlane {
             failedModeSets += 1
             let delay = recovery.modeSetFailed(at: t)
             if let line = failures.failed(what, errno: -r, now: t) {
-                log(line + String(format: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))
+                log(line + String(cFormat: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))
             }
             return
         }
@@ -248,7 +248,7 @@ public final class DRMDisplay: Display, CursorPlane {
             failedModeSets += 1
             let delay = recovery.modeSetFailed(at: t)
             if let line = failures.failed(what, errno: errno, now: t) {
-                log(line + String(format: " (\(error)); retrying in %.1f s", delay))
+                log(line + " (\(error))" + String(cFormat: "; retrying in %.1f s", delay))
             }
             return false
         }

@@ -27,7 +27,7 @@ public struct FailureLog: Sendable {
     /// `what` worked: a line if it had been failing.
     public mutating func succeeded(_ what: String, now: Double) -> String? {
         guard let run = runs.removeValue(forKey: what) else { return nil }
-        return String(format: "%@ works again after %d failures over %.2f s", what, run.count, now - run.since)
+        return "\(what) works again after \(run.count) failures over " + String(cFormat: "%.2f s", now - run.since)
     }
 
     public func isFailing(_ what: String) -> Bool { runs[what] != nil }

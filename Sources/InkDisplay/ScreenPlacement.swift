@@ -30,7 +30,7 @@ public struct ScreenPlacement: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         isIdentity ? "\(screen), the canvas fills it"
-            : "\(screen): the \(canvas) canvas \(isScaled ? String(format: "scaled by %.3f to %dx%d", scale, shownWidth, shownHeight) : "1:1") at +\(originX)+\(originY), black borders"
+            : "\(screen): the \(canvas) canvas \(isScaled ? String(cFormat: "scaled by %.3f to %dx%d", scale, shownWidth, shownHeight) : "1:1") at +\(originX)+\(originY), black borders"
     }
 
     /// The screen pixels a canvas rectangle touches, clipped to the picture (a scaled pixel

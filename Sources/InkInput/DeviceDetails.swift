@@ -1,5 +1,6 @@
 import CLibInput
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// What `inkkiosk devices` tells a technician about one input device.

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkStorage
 import InkLoop
+import InkCore
 
 /// Work the kiosk's thread must not wait for (writing a signature's files, rendering and saving
 /// a notebook) runs here, one job after another on a thread of its own; each job's outcome
@@ -8,7 +10,7 @@ import InkLoop
 /// jobs at once, for tests and replay.
 public final class BackgroundChores: @unchecked Sendable {
     private let wake: WakeSignal?
-    private let condition = NSCondition()
+    private let condition = Condition()
     // Guarded by `condition`:
     private var jobs: [@Sendable () -> Void] = []
     private var finished: [() -> Void] = []
@@ -24,9 +26,7 @@ public final class BackgroundChores: @unchecked Sendable {
     private init(wake: WakeSignal?) {
         self.wake = wake
         guard wake != nil else { return }
-        let thread = Thread { self.work() }   // alive until stop()
-        thread.name = "chores"
-        thread.start()
+        startThread(name: "chores") { self.work() }   // alive until stop()
     }
 
     public var wakeFD: Int32? { wake?.fd }

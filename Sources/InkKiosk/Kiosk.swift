@@ -1,5 +1,5 @@
+import FoundationEssentials
 import InkConfig
-import Foundation
 import Glibc
 import InkCore
 import InkStorage
@@ -89,7 +89,7 @@ public final class Kiosk {
     private var newestInput = 0.0
     private var framesDrawn = 0
     /// Where status lines go (stderr, the journal under systemd); the screen shows only what a user needs.
-    private let log: (String) -> Void = { FileHandle.standardError.write(Data("inkkiosk: \($0)\n".utf8)) }
+    private let log: (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }
 
     public init(options: KioskOptions) throws {
         self.options = options
@@ -161,11 +161,11 @@ public final class Kiosk {
         var journal: StrokeJournal?
         if let path = options.journalPath {
             do { journal = try StrokeJournal(path: path) } catch {
-                FileHandle.standardError.write(Data("inkkiosk: warning: \(error); ink will not survive a restart\n".utf8))
+                writeStandardError("inkkiosk: warning: \(error); ink will not survive a restart\n")
             }
         }
         if let journal {
-            if let warning = journal.warning { FileHandle.standardError.write(Data("inkkiosk: warning: \(warning)\n".utf8)) }
+            if let warning = journal.warning { writeStandardError("inkkiosk: warning: \(warning)\n") }
             if options.screen.mode == .signature && options.screen.api != nil {
                 // The host's request died with the last process: its half-drawn signature goes too.
                 try? journal.reset()
@@ -233,7 +233,7 @@ public final class Kiosk {
             }
         }
         if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
-        if let interval = notifier?.watchdogInterval { log(String(format: "systemd watchdog: %.1f s", interval)) }
+        if let interval = notifier?.watchdogInterval { log(String(cFormat: "systemd watchdog: %.1f s", interval)) }
         readInput()
         try drawIfDue()
         while running {
@@ -353,7 +353,7 @@ public final class Kiosk {
         if !firstFrameShown {
             firstFrameShown = true
             paintPagesAhead()
-            log(String(format: "first frame on screen %.0f ms after start", (monotonicNow() - startedAt) * 1000))
+            log(String(cFormat: "first frame on screen %.0f ms after start", (monotonicNow() - startedAt) * 1000))
             notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         }
     }
@@ -384,7 +384,7 @@ public final class Kiosk {
     private func status(_ state: String) -> String {
         let n = pipeline.notebook
         return "\(state): \(pipeline.document.strokes.count) strokes on page \(n.current + 1) of \(n.count); "
-            + "\(framesDrawn) frames; input to \(String(format: "%.6f", newestInput)) s on screen"
+            + "\(framesDrawn) frames; input to \(String(cFormat: "%.6f", newestInput)) s on screen"
             + (journal.map { "; \($0.state.waiting) edits to save" } ?? "")
             + (storageProblem.map { "; cannot save: \($0)" } ?? "")
             + "; " + ProcessMemory.peakLine()
@@ -418,7 +418,7 @@ public final class Kiosk {
                 log("warning: \(journal.state.waiting) edits could not be saved before exit (\(journal.state.problem ?? "the disk is too slow"))")
             }
             let s = journal.state
-            log(String(format: "journal: %d edits saved; hand-over → on disk: last %.0f ms, worst %.0f ms",
+            log(String(cFormat: "journal: %d edits saved; hand-over → on disk: last %.0f ms, worst %.0f ms",
                        s.saved, s.lastDurability * 1000, s.worstDurability * 1000))
         }
         try recorder?.write()
@@ -430,7 +430,7 @@ public final class Kiosk {
             try encoder.encode(report).write(to: URL(fileURLWithPath: path))
         }
         let r = latency.report
-        log(String(format: "%d frames; input→flip median %.2f ms p99 %.2f ms; flip→scanout median %.2f ms p99 %.2f ms; render median %.2f ms p99 %.2f ms",
+        log(String(cFormat: "%d frames; input→flip median %.2f ms p99 %.2f ms; flip→scanout median %.2f ms p99 %.2f ms; render median %.2f ms p99 %.2f ms",
                    r.frames, r.inputToFlipMs.median, r.inputToFlipMs.p99, r.flipToScanoutMs.median, r.flipToScanoutMs.p99,
                    r.renderMs.median, r.renderMs.p99))
         log(ProcessMemory.peakLine())

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import InkInput
+import InkLoop
 
 /// Kiosk lockdown: no key may leave the kiosk or reach a console. The console's K_OFF keyboard
 /// mode keeps the VT from acting on keys (Ctrl-Alt-Fn, Ctrl-Alt-Del, Ctrl-C), but SysRq is an
@@ -27,7 +28,7 @@ enum Lockdown {
     /// Writes 0 to kernel.sysrq if this process may (root without ProtectKernelTunables=);
     /// otherwise says so and carries on: deploy/sysctl.d/50-inkkiosk.conf does it at boot.
     static func turnOffSysRq(path: String = sysrqPath, log: (String) -> Void) {
-        let before = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let before = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingSpacesAndNewlines()
         guard before != "0" else { return }
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         let written = fd >= 0 && write(fd, "0\n", 2) == 2

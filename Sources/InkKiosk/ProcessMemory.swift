@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 
 /// The process's resident memory, as an operator (the kiosk's status and exit lines) and the
 /// benchmark read it.
@@ -24,7 +24,7 @@ public enum ProcessMemory {
     /// "peak RSS 58.1 MiB (limit 64 MB = 61.0 MiB)", with "OVER THE LIMIT" when it is.
     public static func peakLine(_ mib: Double = peakMiB()) -> String {
         let limit = Double(peakLimitBytes) / 1_048_576
-        return String(format: "peak RSS %.1f MiB (limit %d MB = %.1f MiB)", mib, peakLimitBytes / 1_000_000, limit)
+        return String(cFormat: "peak RSS %.1f MiB (limit %d MB = %.1f MiB)", mib, peakLimitBytes / 1_000_000, limit)
             + (mib <= limit ? "" : ": OVER THE LIMIT")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// systemd's notify protocol (sd_notify(3)): `KEY=value` lines in one datagram to the unix

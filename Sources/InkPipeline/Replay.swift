@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 import InkRender
 import InkDisplay
@@ -67,7 +68,7 @@ public struct Replay {
                 strokeCost[id, default: []].append(report.renderSeconds * 1000)
             }
             if let dir = options.framesDirectory, frameIndex % max(options.frameStep, 1) == 0 {
-                try pipeline.renderer.frame.writePNG(to: "\(dir)/frame-\(String(format: "%05d", frameIndex)).png")
+                try pipeline.renderer.frame.writePNG(to: "\(dir)/frame-\(String(cFormat: "%05d", frameIndex)).png")
             }
             frameIndex += 1
         }

@@ -1,5 +1,6 @@
 import CCairo
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// Pixel formats the renderer uses: XRGB8888 for what the screen shows (the DRM scanout

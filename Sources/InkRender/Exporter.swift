@@ -1,5 +1,6 @@
 import CCairo
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// Writes the finished ink as PNG, SVG or PDF. Every format is drawn by the same code as the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// The overlay's figures: hover previews, the palette, the debug diagram.

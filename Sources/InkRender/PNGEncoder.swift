@@ -1,6 +1,7 @@
 import CZlib
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// Writes an image surface as PNG through zlib, at a compression level chosen for speed.
@@ -71,7 +72,7 @@ public enum PNGEncoder {
     public static func write(_ image: ImageSurface, to path: String, level: Int32 = defaultLevel) throws {
         let data = try encode(image, level: level)
         do { try data.write(to: URL(fileURLWithPath: path)) } catch {
-            throw RenderError("cannot write \(path): \(error.localizedDescription)")
+            throw RenderError("cannot write \(path): \(errorText(error))")
         }
     }
 
@@ -175,7 +176,7 @@ public enum PNGEncoder {
     /// Results written by index from several threads, each index once.
     private final class Bands: @unchecked Sendable {
         private var slots: [Result<Band, any Error>?]
-        private let lock = NSLock()
+        private let lock = Lock()
         init(count: Int) { slots = Array(repeating: nil, count: count) }
         func set(_ i: Int, _ r: Result<Band, any Error>) { lock.lock(); slots[i] = r; lock.unlock() }
         func get(_ i: Int) throws -> Band {

@@ -1,6 +1,7 @@
 import CCairo
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// Finished strokes drawn off the canvas, each on a small image of its own, on several threads:
@@ -79,7 +80,7 @@ enum StrokeRaster {
     final class Ahead: @unchecked Sendable {
         private let screen: PixelSize
         private let workers: Int
-        private let lock = NSCondition()
+        private let lock = Condition()
         private var queue: [Stroke] = []
         private var next = 0
         /// Workers asked for, and those that have started (only these are waited for: a
@@ -154,7 +155,7 @@ enum StrokeRaster {
     /// Results written by index from several threads, each index once.
     private final class Results: @unchecked Sendable {
         private var slots: [Result<Drawn, any Error>?]
-        private let lock = NSLock()
+        private let lock = Lock()
         init(count: Int) { slots = Array(repeating: nil, count: count) }
         func set(_ i: Int, _ r: Result<Drawn, any Error>) { lock.lock(); slots[i] = r; lock.unlock() }
         func values() throws -> [Drawn] {
@@ -167,7 +168,7 @@ enum StrokeRaster {
 
     private final class Counter: @unchecked Sendable {
         private var value = 0
-        private let lock = NSLock()
+        private let lock = Lock()
         func take() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The few file operations that "never lose ink" rests on, in one place.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// A notebook edit as the journal stores it (JSON inside a checked record). A stroke's samples

@@ -1,5 +1,5 @@
 import InkLoop
-import Foundation
+import FoundationEssentials
 import Glibc
 import InkCore
 
@@ -60,7 +60,7 @@ public final class JournalWriter: @unchecked Sendable {
     private let journal: StrokeJournal
     private let changed: @Sendable () -> Void
     private let retryInterval: Double
-    private let condition = NSCondition()
+    private let condition = Condition()
     // Guarded by `condition`:
     private var queue: [(seq: Int, work: Work)] = []
     private var nextSeq = 0
@@ -75,7 +75,7 @@ public final class JournalWriter: @unchecked Sendable {
     private var compacting = false
     private var adopting = false
     /// Serialises the file's appends, resets and cuts (never held during a sync).
-    private let file = NSLock()
+    private let file = Lock()
 
     public var path: String { journal.path }
 
@@ -88,12 +88,8 @@ public final class JournalWriter: @unchecked Sendable {
         current.bytes = Int(syncedEnd)
         current.compactedBytes = Int(syncedEnd)
         // Both alive until stop() ends them.
-        let appender = Thread { self.appendLoop() }
-        appender.name = "journal"
-        appender.start()
-        let syncer = Thread { self.syncLoop() }
-        syncer.name = "journal-sync"
-        syncer.start()
+        startThread(name: "journal") { self.appendLoop() }
+        startThread(name: "journal-sync") { self.syncLoop() }
     }
 
     public var state: State {
@@ -221,9 +217,7 @@ public final class JournalWriter: @unchecked Sendable {
             condition.lock()
             compacting = true
             condition.unlock()
-            let compactor = Thread { self.compactLoop(edits, names, base: base, resets: resets) }
-            compactor.name = "journal-compact"
-            compactor.start()
+            startThread(name: "journal-compact") { self.compactLoop(edits, names, base: base, resets: resets) }
             return nil
         }
         if case .reset = batch.first {

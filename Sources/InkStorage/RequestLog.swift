@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The host's signature requests as the outbox remembers them across restarts: `.requests`, one

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// How long written files stay in a directory (the outbox, the save directory): at most
@@ -15,7 +15,9 @@ public struct Retention: Sendable, Equatable {
     /// The set a file belongs to.
     static func setName(_ file: String) -> String {
         var stem = file.split(separator: ".", maxSplits: 1).first.map(String.init) ?? file
-        if let r = stem.range(of: #"-page[0-9]+$"#, options: .regularExpression) { stem.removeSubrange(r) }
+        // A trailing "-page" and digits (what `-page[0-9]+$` matched).
+        let digits = stem.reversed().prefix { $0.isASCII && $0.isNumber }.count
+        if digits > 0, stem.dropLast(digits).hasSuffix("-page") { stem.removeLast(digits + 5) }
         return stem
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// Records what the kiosk receives as an `.inklog`, so that `inkkiosk replay` reproduces the

@@ -1,5 +1,5 @@
-import CLibCrypto
-import Foundation
+import Crypto
+import FoundationEssentials
 import Glibc
 import InkCore
 import InkRender
@@ -145,9 +145,7 @@ public struct SignatureCapture: Sendable {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return iso.string(from: date)
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
     }
 
     /// Removes what a crash or power cut in the middle of `write` left in `outbox`: hidden
@@ -194,8 +192,8 @@ public struct SignatureCapture: Sendable {
         var found: [String: Stored] = [:], problems: [String] = []
         for name in names where isCaptureName(name) {
             let dir = directory(of: name, in: outbox)
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else { continue }
+            var isDir = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir else { continue }
             let json = "\(dir)/\(name).json"
             do {
                 let meta = try JSONDecoder().decode(Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
@@ -234,9 +232,9 @@ public struct SignatureCapture: Sendable {
     }
 
     static func sha256(_ data: Data) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let ok = data.withUnsafeBytes { ik_sha256($0.baseAddress, $0.count, &digest) }
-        return ok == 1 ? digest.map { String(format: "%02x", $0) }.joined() : ""
+        // swift-crypto's (BoringSSL, already in the binary for the sealing): OpenSSL's libcrypto
+        // was 4.7 MB of the appliance's image for this one digest.
+        hexString(SHA256.hash(data: data))
     }
 
 }

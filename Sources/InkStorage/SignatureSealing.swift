@@ -1,5 +1,7 @@
 import Crypto
-import Foundation
+import InkCore
+import FoundationEssentials
+import InkLoop
 import Glibc
 
 // Signatures at rest: a capture's PNG, SVG and InkML encrypted to the host's X25519 public key
@@ -63,7 +65,7 @@ public struct SealingKey: Sendable, Equatable {
                 throw KeyFileError(path, "PEM \"\(pem.label)\" is not a public key (expected -----BEGIN PUBLIC KEY-----)")
             }
         } else {
-            let word = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let word = text.trimmingSpacesAndNewlines()
             guard !word.isEmpty else { throw KeyFileError(path, "the file is empty") }
             guard let raw = Data(base64Encoded: word) else {
                 throw KeyFileError(path, "not PEM (-----BEGIN PUBLIC KEY-----) and not the base64 of a raw 32-byte X25519 key")
@@ -79,7 +81,7 @@ public struct SealingKey: Sendable, Equatable {
     }
 
     static func fingerprint(of raw: Data) -> String {
-        SHA256.hash(data: raw).map { String(format: "%02x", $0) }.joined()
+        hexString(SHA256.hash(data: raw))
     }
 }
 
@@ -134,7 +136,7 @@ enum KeyText {
     static func read(_ path: String) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw KeyFileError(path, "cannot open it: \(String(cString: strerror(errno)))") }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        let handle = OwnedFileDescriptor(fd)
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw KeyFileError(path, "cannot read it: \(String(cString: strerror(errno)))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw KeyFileError(path, "not a regular file") }
@@ -146,7 +148,7 @@ enum KeyText {
     /// Anything else around the block, a second block, a label that does not match, or a body
     /// that is not base64 is refused.
     static func pem(_ text: String, path: String) throws -> (label: String, der: Data)? {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
         guard lines.contains(where: { $0.hasPrefix("-----BEGIN") }) else { return nil }
         func label(_ line: String, _ word: String) -> String? {
             let head = "-----\(word) ", tail = "-----"
@@ -283,7 +285,7 @@ public enum SealedFile {
             let shown = ids.map { "0x" + String($0, radix: 16) }.joined(separator: ", ")
             throw SealedFileError(kind: .unsupported, description: "\(file): unsupported HPKE ciphersuite (KEM, KDF, AEAD = \(shown))")
         }
-        let fingerprint = try take(32).map { String(format: "%02x", $0) }.joined()
+        let fingerprint = hexString(try take(32))
         let nameBytes = try take(try number())
         let name = String(decoding: nameBytes, as: UTF8.self)
         let encapsulated = Data(try take(try number()))
@@ -341,7 +343,7 @@ public enum SealedFile {
         let input = Glibc.open(file, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw StorageError.errno("\(file): cannot open it") }
         let data: Data
-        do { data = try FileHandle(fileDescriptor: input, closeOnDealloc: true).readToEnd() ?? Data() } catch {
+        do { data = try OwnedFileDescriptor(input).readToEnd() ?? Data() } catch {
             throw StorageError(description: "\(file): cannot read it: \(error)")
         }
         let (name, plain) = try open(data, file: file, with: key)

@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+import FoundationEssentials
 import Glibc
 import InkCore
 

@@ -1,7 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
+import Dispatch
 import InkAPI
+import InkLoop
 import InkPipeline
 import Synchronization
 
@@ -56,12 +58,12 @@ struct APIBenchCommand: ParsableCommand {
         defer { server?.stopBlocking() }
 
         let load = Load(seconds: seconds, threads: clients + 1)
-        let threads = (0..<clients).map { i in
-            Thread { load.client(address, path: i % 2 == 0 ? "/health" : "/signatures/latest") }
+        for i in 0..<clients {
+            startThread(name: "api-bench-\(i)", stackSize: 256 * 1024) {
+                load.client(address, path: i % 2 == 0 ? "/health" : "/signatures/latest")
+            }
         }
-        for thread in threads { thread.stackSize = 256 * 1024; thread.start() }
-        let prober = Thread { load.prober(address) }
-        prober.start()
+        startThread(name: "api-bench-probe") { load.prober(address) }
         load.finished.wait()
 
         let figures = load.figures()
@@ -70,11 +72,11 @@ struct APIBenchCommand: ParsableCommand {
                             clientMs: Summary(figures.client), healthMs: Summary(figures.health), healthSamples: figures.health.count,
                             peakRSSMiB: server == nil ? nil : BenchCommand.peakRSSMiB())
         print("== signature API under \(clients) clients for \(seconds) s (\(target ?? "served in this process"))")
-        print(String(format: "requests        %d (%.0f a second), %d errors", report.requests, report.requestsPerSecond, report.errors))
-        print(String(format: "clients' answers median %.2f ms, p99 %.2f ms, max %.2f ms", report.clientMs.median, report.clientMs.p99, report.clientMs.max))
-        print(String(format: "/health (fresh connection every 50 ms) median %.2f ms, p99 %.2f ms, max %.2f ms over %d",
+        print(String(cFormat: "requests        %d (%.0f a second), %d errors", report.requests, report.requestsPerSecond, report.errors))
+        print(String(cFormat: "clients' answers median %.2f ms, p99 %.2f ms, max %.2f ms", report.clientMs.median, report.clientMs.p99, report.clientMs.max))
+        print(String(cFormat: "/health (fresh connection every 50 ms) median %.2f ms, p99 %.2f ms, max %.2f ms over %d",
                      report.healthMs.median, report.healthMs.p99, report.healthMs.max, report.healthSamples))
-        if let rss = report.peakRSSMiB { print(String(format: "peak RSS        %.1f MiB", rss)) }
+        if let rss = report.peakRSSMiB { print(String(cFormat: "peak RSS        %.1f MiB", rss)) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         print(String(decoding: try encoder.encode(report), as: UTF8.self))

@@ -1,12 +1,12 @@
 import InkConfig
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 import InkRender
 import InkDisplay
 import InkKiosk
 #if canImport(Glibc)
-import Glibc
 import InkPipeline
 #endif
 
@@ -156,7 +156,7 @@ struct BenchCommand: ParsableCommand {
     static func peakRSSMiB() -> Double { ProcessMemory.peakMiB() }
 
     private func printReadable(_ r: Report) {
-        func f(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
+        func f(_ x: Double, _ digits: Int = 2) -> String { String(cFormat: "%.\(digits)f", x) }
         print("inkkiosk bench: \(r.recording) at \(r.size), prediction \(r.prediction ? "on" : "off")")
         print("  events \(r.events), samples \(r.samples), strokes \(r.strokes), frames \(r.frames)")
         print("  frame render cost   median \(f(r.frameMs.median, 3)) ms   p99 \(f(r.frameMs.p99, 3)) ms   max \(f(r.frameMs.max, 3)) ms")

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkStorage
 
 /// On the host: encrypted signature files (`[signature] encrypt_to`) back to PNG, SVG, InkML.
@@ -49,8 +50,8 @@ struct DecryptCommand: ParsableCommand {
     /// Files as given; a directory becomes its `.hpke` files (none is an error).
     private func expand(_ names: [String]) throws -> [String] {
         try names.flatMap { name -> [String] in
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: name, isDirectory: &isDirectory), isDirectory.boolValue else { return [name] }
+            var isDirectory = false
+            guard FileManager.default.fileExists(atPath: name, isDirectory: &isDirectory), isDirectory else { return [name] }
             let sealed = ((try? FileManager.default.contentsOfDirectory(atPath: name)) ?? [])
                 .filter { $0.hasSuffix(SealedFile.suffix) }.sorted()
             guard !sealed.isEmpty else { throw CleanExit.message("\(name): no encrypted (.hpke) files in this directory", code: 1) }

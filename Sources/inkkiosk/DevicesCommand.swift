@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkInput
 import InkDisplay
 
@@ -55,5 +56,5 @@ struct DevicesCommand: ParsableCommand {
         }
     }
 
-    private func fmt(_ v: Double) -> String { String(format: "%.0f", v) }
+    private func fmt(_ v: Double) -> String { String(cFormat: "%.0f", v) }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkCore
 
 /// The arguments every command that plays a recording takes.

@@ -1,6 +1,8 @@
 import InkConfig
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import InkLoop
+import Glibc
 import InkCore
 import InkStorage
 import InkRender
@@ -114,14 +116,14 @@ struct ReplayCommand: ParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             print(String(decoding: try encoder.encode(result), as: UTF8.self))
         }
-        for path in written { FileHandle.standardError.write(Data("wrote \(path)\n".utf8)) }
+        for path in written { writeStandardError("wrote \(path)\n") }
     }
 }
 
 extension CleanExit {
     /// An error message on stderr with a non-zero exit status.
     static func message(_ text: String, code: Int32) -> ExitCode {
-        FileHandle.standardError.write(Data("inkkiosk: error: \(text)\n".utf8))
+        writeStandardError("inkkiosk: error: \(text)\n")
         return ExitCode(code)
     }
 }

@@ -1,6 +1,7 @@
 import InkConfig
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkKiosk
 
 extension KioskMode: ExpressibleByArgument {}

@@ -1,12 +1,13 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import InkLoop
+import Glibc
 import InkCore
 import InkRender
 import InkDisplay
 import InkStorage
 import InkKiosk
 #if canImport(Glibc)
-import Glibc
 import InkPipeline
 #endif
 
@@ -74,7 +75,7 @@ struct SoakCommand: ParsableCommand {
 
     func run() throws {
         if let startupFrom {
-            print(String(format: "start-up from %@: %.1f ms", startupFrom, try Self.startUp(startupFrom, size: size, options: PipelineOptions())))
+            print("start-up from \(startupFrom): " + String(cFormat: "%.1f ms", try Self.startUp(startupFrom, size: size, options: PipelineOptions())))
             return
         }
         let root = "\(dir)/inkkiosk-soak-\(getpid())"
@@ -150,7 +151,7 @@ struct SoakCommand: ParsableCommand {
         let rest = zip(rss, held).map { $0 - $1 }
         let startup = try Self.startUp(journalPath, size: size, options: options)
         let compacted = try Self.compactedSize(pipeline.notebook, root: root, names: pipeline.deviceNames)
-        let fileBytes = Int((try FileManager.default.attributesOfItem(atPath: journalPath)[.size] as? NSNumber)?.intValue ?? 0)
+        let fileBytes = Self.fileSize(journalPath)
         return Report(day: "classroom", strokes: strokes, pages: pipeline.notebook.count, samples: pipeline.samplesReceived,
                       wallSeconds: wall, rssMiB: rss, rssAfterWarmupRatio: Self.flatness(rss),
                       inkAndPagesMiB: held, restMiB: rest, restAfterWarmupRatio: Self.flatness(rest),
@@ -193,7 +194,7 @@ struct SoakCommand: ParsableCommand {
         _ = writer.stop(timeout: 30)
         let wall = monotonicNow() - start
         let state = writer.state
-        let fileBytes = Int((try FileManager.default.attributesOfItem(atPath: journalPath)[.size] as? NSNumber)?.intValue ?? 0)
+        let fileBytes = Self.fileSize(journalPath)
         // One directory a capture; hidden entries (the request record) are not captures.
         let outboxCaptures = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { !$0.hasPrefix(".") }.count
         return Report(day: "shop", strokes: pipeline.samplesReceived > 0 ? signatures : 0, pages: 1, samples: pipeline.samplesReceived,
@@ -220,9 +221,15 @@ struct SoakCommand: ParsableCommand {
         let t2 = monotonicNow()
         try pipeline.renderFrame()
         let t3 = monotonicNow()
-        FileHandle.standardError.write(Data(String(format: "start-up: journal read %.0f ms, notebook rebuilt %.0f ms, first frame %.0f ms\n",
-                                                   (t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000).utf8))
+        writeStandardError(String(cFormat: "start-up: journal read %.0f ms, notebook rebuilt %.0f ms, first frame %.0f ms\n",
+                                  (t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000))
         return (t3 - t0) * 1000
+    }
+
+    /// A file's size in bytes (0 when it cannot be read).
+    static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// The journal's size if it were compacted now.
@@ -256,7 +263,7 @@ struct SoakCommand: ParsableCommand {
     }
 
     private func printReadable(_ r: Report) {
-        func f(_ x: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", x) }
+        func f(_ x: Double, _ digits: Int = 1) -> String { String(cFormat: "%.\(digits)f", x) }
         print("inkkiosk soak: \(r.day) day at \(size): \(r.strokes) \(r.day == "shop" ? "signatures" : "strokes"), \(r.pages) pages, \(r.samples) samples in \(f(r.wallSeconds)) s")
         print("  resident memory    \(r.rssMiB.map { f($0) }.joined(separator: " ")) MiB; after warm-up max/min \(f(r.rssAfterWarmupRatio, 3))")
         if !r.inkAndPagesMiB.isEmpty {

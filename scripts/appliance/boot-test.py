@@ -120,6 +120,13 @@ def build_test_archive(rundir, initrd, extra=None):
                 shutil.copyfileobj(f, out)
     return combined
 WHITE_ENOUGH = 0.99
+# The lean appliance's targets: the image compressed, and in the emulated guest the kiosk's
+# start → first frame and the kernel's start → first frame (printed against these). What fails
+# the test is the size guard: an image over 20 MB has Foundation/ICU (39 MB) or the like back.
+INITRAMFS_LIMIT_MB = 15
+INITRAMFS_GUARD_MB = 20
+KIOSK_LIMIT_S = 0.5
+KERNEL_LIMIT_S = 3.0
 
 
 def note(msg):
@@ -178,7 +185,7 @@ def non_white(w, h, pixels):
 def main():
     ap = argparse.ArgumentParser(description="Boot the inkkiosk appliance in QEMU; time kernel → udev → kiosk → first frame.")
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "appliance"),
-                    help="directory with vmlinuz, initramfs.cpio.gz, cmdline.txt (default out/appliance)")
+                    help="directory with vmlinuz, initramfs.cpio.zst, cmdline.txt (default out/appliance)")
     ap.add_argument("--boot-dir", help="where screendumps, console log and figures go (default OUT/boot-test)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds from QEMU start allowed until the first frame (default 60)")
     ap.add_argument("--poll", type=float, default=0.1, help="screendump interval in seconds (default 0.1)")
@@ -199,13 +206,16 @@ def main():
     ap.add_argument("--qemu", action="append", default=[], metavar="ARG", help="extra QEMU argument (repeatable)")
     ap.add_argument("--no-pen", action="store_true", help="boot the appliance image alone: no test archive, no pen stroke")
     ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
+    ap.add_argument("--no-hwrng", action="store_true",
+                    help="no virtio-rng (the stand-in for a board's hardware RNG): the kernel's CRNG is then "
+                         "initialised only by its own jitter entropy, which the kiosk's start waits for")
     ap.add_argument("--no-data-disk", action="store_true",
                     help="no data partition: /init must fall back to RAM (and say so), the kiosk must start")
     opts = ap.parse_args()
 
     out = os.path.realpath(opts.out)
     vmlinuz = os.path.join(out, "vmlinuz")
-    initrd = os.path.join(out, "initramfs.cpio.gz")
+    initrd = os.path.join(out, "initramfs.cpio.zst")
     for f in (vmlinuz, initrd):
         if not os.path.isfile(f):
             note(f"error: {f} is missing; build it with `make appliance` (scripts/appliance/build.sh)")
@@ -270,6 +280,9 @@ def main():
         "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
         *data_args,
+        # The board's hardware RNG (a SoC's hwrng; here virtio-rng, the appliance's virtio_rng
+        # module): the kernel credits it at once, so getrandom() at the kiosk's start does not wait.
+        *([] if opts.no_hwrng else ["-device", "virtio-rng-pci"]),
         *opts.qemu,
     ]
     log_path = os.path.join(boot_dir, "console.log")
@@ -476,6 +489,7 @@ def main():
     for label, pattern in [("first kernel line on the serial console", r"Linux version"),
                            ("/init started", r"ik-init: started"),
                            ("modules loaded", r"ik-init: modules loaded"),
+                           ("udev started (coldplug triggered)", r"ik-init: udev started"),
                            ("udev settled", r"ik-init: udev settled"),
                            ("data partition checked and mounted", r"ik-init: data: .*mounted on"),
                            ("inkkiosk exec'd (process start)", r"ik-init: exec inkkiosk"),
@@ -515,8 +529,30 @@ def main():
         print(f"(first frame = first of {dumps} screendumps, one every {opts.poll:g} s, that was ≥ {WHITE_ENOUGH * 100:g} % white; "
               f"a dump takes {figures['screendump_ms_median']} ms)")
 
+    # --- targets (the lean appliance's issue) -------------------------------------------------------
+    # Printed against their limits; only the size guard fails the test. Times are never asserted
+    # (DESIGN: speed is measured, not asserted with a timer): an emulated guest on a shared
+    # machine can be several times slower than on a quiet one. The 15 MB target is met by xz
+    # (scripts/appliance/README.md) at the cost of slower unpacking, so the image is zstd.
+    initrd_bytes = os.path.getsize(initrd)
+    figures["initramfs_bytes"] = initrd_bytes
+    figures["targets"] = {}
+    print()
+    print(f"{'target':<44} {'value':>9} {'limit':>9}")
+    for name, value, limit, unit in [
+            ("initramfs (compressed)", initrd_bytes / 1e6, INITRAMFS_LIMIT_MB, "MB"),
+            ("inkkiosk start → first frame", figures.get("inkkiosk_to_first_frame_s"), KIOSK_LIMIT_S, "s"),
+            ("kernel start → first frame", figures.get("kernel_to_first_frame_s"), KERNEL_LIMIT_S, "s")]:
+        ok = value is not None and value <= limit
+        figures["targets"][name] = {"value": None if value is None else round(value, 3), "limit": limit, "unit": unit, "met": ok}
+        shown = "-" if value is None else f"{value:.2f}"
+        print(f"{name:<44} {shown:>7} {unit:<2}{f'≤ {limit:g} {unit}':>9}  {'met' if ok else 'OVER'}")
+
     # --- verdict ------------------------------------------------------------------------------
     problems = []
+    if initrd_bytes > INITRAMFS_GUARD_MB * 1e6:
+        problems.append(f"{initrd} is {initrd_bytes} bytes, over the {INITRAMFS_GUARD_MB:g} MB guard: did Foundation/ICU "
+                        "come back? (manifest.txt lists every file)")
     if failure:
         problems.append(failure)
     if first_frame is not None:

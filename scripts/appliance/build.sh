@@ -7,7 +7,7 @@
 #
 # Output (OUT, default out/appliance/):
 #   vmlinuz               Debian's kernel (the one scripts/vm/fetch-kernel.sh fetches)
-#   initramfs.cpio.gz     everything else: busybox (only the applets /init uses), the kernel
+#   initramfs.cpio.zst    everything else (zstd): busybox (only the applets /init uses), the kernel
 #                         modules (+ modules.dep, so udevd also autoloads them on hotplug),
 #                         e2fsck and its libraries (the data partition's check at boot),
 #                         inkkiosk (stripped) and every shared library ldd finds for it, the
@@ -24,8 +24,10 @@
 #                      (default config/inkkiosk.toml; checked with `inkkiosk check-config`)
 #   APPLIANCE_MODULES  extra kernel modules for a board, space separated (e.g. "usbhid hid_generic
 #                      wacom hid_multitouch xhci_pci i915", and the data partition's disk:
-#                      "mmc_block sdhci_pci" for an SD card, "nvme", "ahci sd_mod"); their
+#                      "mmc_block sdhci_pci" for an SD card, "nvme", "ahci sd_mod"; the board's
+#                      hardware RNG, e.g. "bcm2835_rng"); their
 #                      dependencies come along
+#   APPLIANCE_ZSTD_LEVEL  zstd level of the initramfs (default 19)
 #   INKKIOSK_CACHE     kernel cache of scripts/vm (default ~/.cache/inkkiosk)
 #
 # Needs root (device nodes in the archive; apt-get for missing host packages) on Debian 12.
@@ -42,7 +44,7 @@ log() { echo "appliance: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 [[ $(id -u) -eq 0 ]] || die "run as root (the archive holds device nodes)"
-[[ -x $BIN ]] || die "$BIN is missing; build it with: swift build -c release"
+[[ -x $BIN ]] || die "$BIN is missing; build it with: make release (swift build -c release --static-swift-stdlib)"
 
 # --- host tools -----------------------------------------------------------------------------
 # fetch-kernel.sh installs qemu, busybox-static, udev, kmod, cpio, … when missing and prints
@@ -51,7 +53,7 @@ VMLINUZ=$("$ROOT/scripts/vm/fetch-kernel.sh")
 KVER=${VMLINUZ##*/vmlinuz-}
 KMOD=$CACHE/kernel/lib/modules/$KVER
 [[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KMOD"
-for pkg in binutils libinput-bin libwacom-common libc-bin e2fsprogs; do
+for pkg in binutils libinput-bin libwacom-common libc-bin e2fsprogs zstd; do
     status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
     [[ $status == "install ok installed" ]] || {
         log "installing $pkg"
@@ -126,13 +128,19 @@ E2FSCK
 ln -s ../proc/self/mounts "$S/etc/mtab"
 
 # --- inkkiosk -------------------------------------------------------------------------------
+# The kiosk links FoundationEssentials, never Foundation proper: that would bring ICU (39 MB of
+# lib_FoundationICU.so) into the image. `make release` links the Swift runtime statically
+# (--static-swift-stdlib), so no lib/swift/linux/*.so either; a dynamic build still works here.
+if ldd "$BIN" | grep -E 'lib(Foundation|FoundationInternationalization|_FoundationICU|icu[a-z0-9]*)\.so' >&2; then
+    die "$BIN loads Foundation/ICU (above): some module imports Foundation instead of FoundationEssentials"
+fi
 strip -o "$S/usr/bin/inkkiosk" "$BIN"
 install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
 # Read by /init (sh): where the kiosk's journal goes.
 printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
-for lib in "$S"/usr/lib/swift/linux/*.so; do strip --strip-unneeded "$lib"; done
+for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && strip --strip-unneeded "$lib"; done
 
 # --- fonts: the signature and classroom screens write with DejaVu Sans through fontconfig ------
 for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf; do
@@ -209,7 +217,10 @@ cp -r /usr/share/libwacom "$S/usr/share/"
 # not follow) on a virtio disk (QEMU's); a board adds its own with APPLIANCE_MODULES. Dependencies are resolved with modinfo; depmod writes modules.dep & co.,
 # so /init's modprobe and udevd's autoloading (80-drivers.rules) both find them.
 read -ra EXTRA_MODULES <<<"${APPLIANCE_MODULES:-}"
-WANTED=(evdev bochs virtio_pci virtio_blk crc32c_generic ext4 "${EXTRA_MODULES[@]}")
+# virtio_rng: QEMU's hardware RNG, standing in for a board's (bcm2835_rng, rockchip_rng, imx_rngc,
+# …: name it in APPLIANCE_MODULES). The kernel's hw_random core feeds it into the CRNG at once,
+# so the Swift runtime's getrandom() at the kiosk's start does not wait for entropy.
+WANTED=(evdev bochs virtio_pci virtio_blk crc32c_generic ext4 virtio_rng "${EXTRA_MODULES[@]}")
 declare -A MODPATH=()
 while IFS= read -r f; do
     n=$(basename "$f"); n=${n%%.ko*}; n=${n//-/_}
@@ -264,8 +275,12 @@ done < <(find "$S/usr/bin" "$S/usr/sbin" "$S/usr/lib/udev" "$S/usr/lib/x86_64-li
 
 # --- archive ------------------------------------------------------------------------------
 mkdir -p "$OUT"
-(cd "$S" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -9 >"$OUT/initramfs.cpio.gz.tmp"
-mv "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"
+# zstd: smaller than gzip -9 and several times faster for the kernel to unpack (CONFIG_RD_ZSTD,
+# in Debian's kernel and most boards'); APPLIANCE_ZSTD_LEVEL trades build time for size.
+rm -f "$OUT/initramfs.cpio.gz"
+(cd "$S" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) |
+    zstd -q -"${APPLIANCE_ZSTD_LEVEL:-19}" -T0 --check >"$OUT/initramfs.cpio.zst.tmp"
+mv "$OUT/initramfs.cpio.zst.tmp" "$OUT/initramfs.cpio.zst"
 cp "$VMLINUZ" "$OUT/vmlinuz"
 (cd "$S" && find . \( -type f -o -type l \) -printf '%s\t%P\n' | LC_ALL=C sort -k2) >"$OUT/manifest.txt"
 cat >"$OUT/cmdline.txt" <<'EOF'
@@ -276,7 +291,7 @@ total=$(du -sb "$S" | cut -f1)
 log "kernel $KVER; modules: ${MOD_ORDER[*]}"
 log "journal $JOURNAL; data partition: LABEL=inkdata unless the kernel command line says ik.data=…"
 log "$(wc -l <"$OUT/manifest.txt") files, $((total / 1024)) KiB unpacked"
-for f in vmlinuz initramfs.cpio.gz; do
+for f in vmlinuz initramfs.cpio.zst; do
     printf '%s\t%s bytes (%s)\n' "$OUT/$f" "$(stat -c %s "$OUT/$f")" "$(du -h --apparent-size "$OUT/$f" | cut -f1)"
 done
 echo "boot test (QEMU; times kernel -> udev -> kiosk -> first frame): python3 scripts/appliance/boot-test.py"

@@ -24,7 +24,7 @@ if [[ ${E2E_APPLIANCE:-1} == 0 ]]; then
 fi
 
 # Stale when anything that goes into the image is newer than it.
-image=$OUT/initramfs.cpio.gz
+image=$OUT/initramfs.cpio.zst
 build_s=0
 if [[ ! -s $image || ! -s $OUT/vmlinuz ]] ||
     [[ -n $(find "$BIN" scripts/appliance/build.sh scripts/appliance/init.sh "${APPLIANCE_CONFIG:-config/inkkiosk.toml}" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the inkkiosk appliance (busybox sh as PID 1; scripts/appliance/build.sh puts it into
-# out/appliance/initramfs.cpio.gz). Mounts the API file systems, loads the kernel modules, runs
-# udevd until the devices are settled, checks and mounts the data partition on
+# out/appliance/initramfs.cpio.zst). Mounts the API file systems, loads the kernel modules, runs
+# udevd and, while it settles the devices, checks and mounts the data partition on
 # /var/lib/inkkiosk (the journal and the outbox), then REPLACES itself with `inkkiosk run` on
 # tty1: no shell, no getty, no login is left behind. If the kiosk exits, PID 1 is gone and the kernel
 # panics; boot with `panic=5` (see out/appliance/cmdline.txt) and the board reboots into it.
@@ -62,12 +62,13 @@ modprobe -a $(cat /etc/modules) || say "modprobe failed for some of: $(cat /etc/
 say "modules loaded"
 
 # udevd logs to the kernel log, not onto the console. Coldplug: only the devices the kiosk looks
-# at (input event nodes, DRM cards) are replayed; whatever is plugged in later comes through
-# udevd as usual (hotplug), for every subsystem.
+# at (input event nodes, DRM cards) and the disks are replayed; whatever is plugged in later
+# comes through udevd as usual (hotplug), for every subsystem. udevd works through them while
+# the data partition is checked (below: findfs, e2fsck and mount need devtmpfs's nodes, not
+# udev); the kiosk starts once both are done.
 SYSTEMD_LOG_TARGET=kmsg /usr/lib/systemd/systemd-udevd --daemon || say "systemd-udevd did not start"
-udevadm trigger --type=devices --action=add --subsystem-match=input --subsystem-match=drm
-udevadm settle --timeout=30 || say "udevadm settle timed out"
-say "udev settled"
+udevadm trigger --type=devices --action=add --subsystem-match=input --subsystem-match=drm --subsystem-match=block
+say "udev started"
 
 # --- the data partition -------------------------------------------------------------------------
 # /var/lib/inkkiosk holds the journal (every finished stroke) and the outbox (accepted
@@ -100,8 +101,6 @@ find_data() {
 
 mount_data() {
     if [ "$IK_DATA" = none ]; then data_in_ram "ik.data=none"; return; fi
-    udevadm trigger --type=devices --action=add --subsystem-match=block
-    udevadm settle --timeout=10 || true
     # Block devices may come later than the modules (USB, SD cards): wait for it, not forever.
     dev=$(find_data)
     waited=0
@@ -138,6 +137,9 @@ mount_data() {
     fi
 }
 mount_data
+
+udevadm settle --timeout=30 || say "udevadm settle timed out"
+say "udev settled"
 
 if [ "$IK_TEST" = 1 ]; then
     (

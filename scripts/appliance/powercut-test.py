@@ -203,7 +203,7 @@ def main():
         ap.error("need --cuts ≥ 1 and 0 ≤ --min-delay ≤ --max-delay")
 
     out = os.path.realpath(opts.out)
-    for f in ("vmlinuz", "initramfs.cpio.gz", "cmdline.txt"):
+    for f in ("vmlinuz", "initramfs.cpio.zst", "cmdline.txt"):
         if not os.path.isfile(os.path.join(out, f)):
             note(f"error: {os.path.join(out, f)} is missing; build it with `make appliance`")
             return 2
@@ -241,7 +241,7 @@ def main():
 
     rundir = tempfile.mkdtemp(prefix="inkkiosk-powercut-")
     try:
-        initrd = boottest.build_test_archive(rundir, os.path.join(out, "initramfs.cpio.gz"), extra={
+        initrd = boottest.build_test_archive(rundir, os.path.join(out, "initramfs.cpio.zst"), extra={
             "/etc/inkkiosk/inkkiosk.toml": open(CONFIG, "rb").read(),
             "/etc/inkkiosk/appliance.env": f"IK_JOURNAL={journal}\n".encode(),
         })
@@ -258,6 +258,8 @@ def main():
         machine = [qemu, "-nodefaults", "-no-user-config", "-machine", "pc", "-accel", opts.accel, "-cpu", opts.cpu,
                    "-m", "512", "-smp", "2", "-display", "none", "-no-reboot", "-kernel", kernel, "-initrd", initrd,
                    "-device", "VGA,xres=1280,yres=800,vgamem_mb=64",
+                   # the board's hardware RNG (the image's virtio_rng), as in boot-test.py
+                   "-device", "virtio-rng-pci",
                    "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0"]
         argv = machine + ["-append", append, "-drive", drive]
         note(f"{opts.cuts} power cuts, seed {opts.seed}; data disk {os.path.basename(image)} (32 MB ext4, LABEL=inkdata, "

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import InkLoop
 
@@ -20,7 +20,7 @@ public struct BearerToken: Sendable {
     public static func load(path: String) throws -> BearerToken {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw KioskError.errno("[api] token_file \(path)") }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        let handle = OwnedFileDescriptor(fd)
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw KioskError.errno("[api] token_file \(path)") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw KioskError("[api] token_file \(path) is not a regular file") }
@@ -30,7 +30,7 @@ public struct BearerToken: Sendable {
         }
         let data: Data
         do { data = try handle.readToEnd() ?? Data() } catch { throw KioskError("[api] token_file \(path): cannot read it: \(error)") }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
         guard !text.isEmpty else { throw KioskError("[api] token_file \(path) is empty: put the token in it") }
         do { return try BearerToken(text) } catch { throw KioskError("[api] token_file \(path): \(error)") }
     }
@@ -41,7 +41,7 @@ public struct BearerToken: Sendable {
         guard let authorization else { return false }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
-        let given = Array(parts[1].trimmingCharacters(in: .whitespaces).utf8)
+        let given = Array(parts[1].trimmingSpaces().utf8)
         var difference = UInt8(given.count == secret.count ? 0 : 1)
         for (index, byte) in secret.enumerated() {
             difference |= byte ^ (index < given.count ? given[index] : 0)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import InkLoop
 
@@ -64,13 +64,13 @@ public final class BlockingClient: @unchecked Sendable {
         while true {
             if let end = headEnd() {
                 let head = String(decoding: pending[..<end], as: UTF8.self)
-                var lines = head.components(separatedBy: "\r\n")
+                var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
                 let statusLine = lines.removeFirst().split(separator: " ")
                 guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
                 var headers: [String: String] = [:]
                 for line in lines where !line.isEmpty {
                     guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces()
                 }
                 let length = Int(headers["content-length"] ?? "0") ?? 0
                 while pending.count < end + 4 + length { guard receive() else { return nil } }

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -151,7 +151,7 @@ public final class SignatureAPIServer: Sendable {
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     private static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("inkkiosk: \(message)\n".utf8))
+        writeStandardError("inkkiosk: \(message)\n")
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A point in screen pixels (y grows downwards, as on the framebuffer).
 public struct Point: Sendable, Equatable, Hashable {

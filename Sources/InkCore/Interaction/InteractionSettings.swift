@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Everything that decides how input becomes ink, with the defaults a kiosk ships with.
 public struct InteractionSettings: Sendable, Equatable {
@@ -94,5 +95,7 @@ public struct DeviceSettings: Sendable, Equatable {
         self.pressureCurve = pressureCurve; self.calibration = calibration
     }
 
-    public func matches(_ name: String) -> Bool { name.localizedCaseInsensitiveContains(match) }
+    /// Case-insensitive substring match (an empty `match` matches nothing, as with
+    /// Foundation's localizedCaseInsensitiveContains before).
+    public func matches(_ name: String) -> Bool { !match.isEmpty && name.lowercased().contains(match.lowercased()) }
 }

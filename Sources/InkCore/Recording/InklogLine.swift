@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The JSON shape of one `.inklog` line, before validation. Every field is optional here;
 /// `InklogReader` decides which ones each `ev` needs. Unknown keys are collected so that a
@@ -64,16 +65,14 @@ struct InklogLine: Decodable {
     }
 
     /// A decoding error as a sentence a person can act on. JSONDecoder says only "not valid
-    /// JSON"; JSONSerialization's parser says where and why, so ask it for the detail.
+    /// JSON"; the event lines' own parser says where and why (its message starts with "not
+    /// valid JSON: " for a syntax error), so ask it for the detail.
     static func explain(_ error: Error, in data: Data) -> String {
         let message = explain(error)
         guard message == "not valid JSON" else { return message }
-        do { _ = try JSONSerialization.jsonObject(with: data) } catch {
-            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
-                return "not valid JSON: \(detail)"
-            }
-        }
-        return message
+        let detail = data.withUnsafeBytes { InklogLineParser.syntaxProblem($0.bindMemory(to: UInt8.self)) }
+        guard let detail else { return message }
+        return detail.hasPrefix("not valid JSON") ? detail : "not valid JSON: \(detail)"
     }
 
     static func explain(_ error: Error) -> String {

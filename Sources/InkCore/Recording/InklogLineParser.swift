@@ -29,6 +29,24 @@ struct InklogLineParser {
         return try parser.line()
     }
 
+    /// Why `bytes` are not one JSON value (with the column), or nil when they are: the detail
+    /// for a line `JSONDecoder` rejects as "not valid JSON" (the header), which says no more.
+    static func syntaxProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return "empty line" }
+        var parser = InklogLineParser(bytes, base: base)
+        do {
+            parser.skipSpace()
+            try parser.skipValue(depth: 0)
+            parser.skipSpace()
+            if parser.i < parser.n { throw parser.syntax("unexpected text after the value") }
+        } catch let problem as LineProblem {
+            return problem.text
+        } catch {
+            return "\(error)"
+        }
+        return nil
+    }
+
     // MARK: the object
 
     private mutating func line() throws -> InklogLine {

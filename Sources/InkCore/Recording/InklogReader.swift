@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A whole recording: the devices it used and the events, in time order.
 public struct Recording: Sendable, Equatable {
@@ -32,7 +33,7 @@ public struct InklogReader {
     public static func read(contentsOf url: URL) throws -> Recording {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw InklogError(file: url.path, line: 0, message: "cannot read the file: \(error.localizedDescription)")
+            throw InklogError(file: url.path, line: 0, message: "cannot read the file: \(errorText(error))")
         }
         return try InklogReader(name: url.path).read(data)
     }

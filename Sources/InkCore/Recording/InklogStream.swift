@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A recording read from its file an event at a time, for playing it once without holding it:
 /// a long recording's events take more memory than its file (about 150 bytes each), and a
@@ -14,7 +15,7 @@ public final class InklogStream {
     /// Time spent reading and parsing, so that a benchmark can tell it from the playing.
     public private(set) var readSeconds = 0.0
 
-    private let file: FileHandle
+    private let file: Int32
     private var lines: InklogLines
     private var buffer: [UInt8] = []
     /// Where the next line starts in `buffer`.
@@ -29,7 +30,8 @@ public final class InklogStream {
     init(path: String, chunk: Int) throws {
         self.path = path
         self.chunk = chunk
-        guard let file = FileHandle(forReadingAtPath: path) else {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else {
             throw InklogError(file: path, line: 0, message: "cannot read the file: \(String(cString: strerror(errno)))")
         }
         self.file = file
@@ -45,7 +47,7 @@ public final class InklogStream {
         self.buffer = buffer; self.start = start; self.atEnd = atEnd
     }
 
-    deinit { try? file.close() }
+    deinit { close(file) }
 
     /// The next event, or nil at the end of the file.
     public func next() throws -> InkEvent? {
@@ -61,10 +63,16 @@ public final class InklogStream {
     /// The range of the next line in `buffer` (without its "\n"), reading more of the file
     /// when the buffer holds no whole line; nil at the end. A final "\n" ends the last line
     /// rather than starting an empty one, as `InklogReader` reads it.
-    private static func nextLine(_ file: FileHandle, _ buffer: inout [UInt8], _ start: inout Int, _ atEnd: inout Bool,
+    private static func nextLine(_ file: Int32, _ buffer: inout [UInt8], _ start: inout Int, _ atEnd: inout Bool,
                                  chunk: Int, path: String) throws -> Range<Int>? {
         while true {
-            if let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let from = start
+            let newline: Int? = buffer.withUnsafeBufferPointer { b in
+                guard from < b.count, let base = b.baseAddress,
+                      let nl = memchr(base + from, Int32(UInt8(ascii: "\n")), b.count - from) else { return nil }
+                return base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+            }
+            if let nl = newline {
                 defer { start = nl + 1 }
                 return start..<nl
             }
@@ -76,11 +84,16 @@ public final class InklogStream {
             // Keep the unfinished line, drop what was read, and read on.
             buffer.removeSubrange(0..<start)
             start = 0
-            let more: Data
-            do { more = try file.read(upToCount: chunk) ?? Data() } catch {
-                throw InklogError(file: path, line: 0, message: "cannot read the file: \(error.localizedDescription)")
+            let kept = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: chunk))
+            let n = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress! + kept, chunk) }
+            let failure = errno
+            buffer.removeLast(chunk - max(n, 0))
+            if n < 0 {
+                if failure == EINTR { continue }
+                throw InklogError(file: path, line: 0, message: "cannot read the file: \(String(cString: strerror(failure)))")
             }
-            if more.isEmpty { atEnd = true } else { buffer.append(contentsOf: more) }
+            if n == 0 { atEnd = true }
         }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes `.inklog` lines: the header first, then one event per line.
 /// Output is what `InklogReader` reads back to equal events.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Altitude and azimuth of a pen, from libinput's tilt in degrees.
 ///

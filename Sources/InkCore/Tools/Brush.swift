@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The tools a person picks from.
 public enum ToolKind: String, Sendable, Equatable, CaseIterable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns a stroke's samples into ink shapes, one piece per sample.
 ///

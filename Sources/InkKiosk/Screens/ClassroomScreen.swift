@@ -1,5 +1,6 @@
+import FoundationEssentials
+import Glibc
 import InkConfig
-import Foundation
 import InkCore
 import InkStorage
 import InkRender
@@ -98,10 +99,7 @@ public final class ClassroomScreen: KioskScreen {
     /// Every page as a PNG, and all of them in one PDF, into the save directory.
     private func save(_ context: ScreenContext) {
         let pipeline = context.pipeline
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "yyyyMMdd-HHmmss"
-        let base = "\(settings.saveDirectory)/notebook-\(f.string(from: Date()))"
+        let base = "\(settings.saveDirectory)/notebook-\(localTimestamp(Date(), dateTimeSeparator: "-"))"
         let size = pipeline.display.size, directory = settings.saveDirectory
         // The pages as they are now; rendering and writing them happens elsewhere while the class draws on.
         let pages = pipeline.notebook.pages.map(\.strokes)

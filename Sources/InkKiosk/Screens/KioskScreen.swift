@@ -1,5 +1,6 @@
+import FoundationEssentials
+import Glibc
 import InkConfig
-import Foundation
 import InkCore
 import InkRender
 import InkPipeline

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InkAPI
 
 /// The local API's desk is where a hosted signature screen's requests come from: the screen

@@ -1,5 +1,6 @@
+import FoundationEssentials
+import Glibc
 import InkConfig
-import Foundation
 import InkCore
 import InkStorage
 import InkRender
@@ -170,11 +171,7 @@ public final class SignatureScreen: KioskScreen {
     }
 
     static func newCaptureName() -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return "sig-\(f.string(from: Date()))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        return "sig-\(utcTimestamp(Date()))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
     }
 
     // MARK: layout

@@ -1,0 +1,40 @@
+import FoundationEssentials
+import Glibc
+
+// What the kiosk used of Foundation's FileHandle (in Foundation proper, which links ICU; the
+// kiosk links FoundationEssentials only): reading a small file whole through a descriptor it
+// owns, and writing a line to standard error.
+
+/// An open file descriptor, closed when this goes (as FileHandle's `closeOnDealloc: true`).
+public final class OwnedFileDescriptor {
+    public let fd: Int32
+
+    public init(_ fd: Int32) { self.fd = fd }
+    deinit { close(fd) }
+
+    /// The rest of the file, read to its end.
+    public func readToEnd() throws -> Data? {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw KioskError.errno("read")
+            }
+            if n == 0 { return data }
+            data.append(contentsOf: chunk[..<n])
+        }
+    }
+}
+
+/// Writes `text` to standard error, whole (a short write is continued; EINTR retried).
+public func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        bytes = bytes.dropFirst(n)
+    }
+}
