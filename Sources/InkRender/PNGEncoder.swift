@@ -30,7 +30,7 @@ public enum PNGEncoder {
         let bandCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, height / minimumBandRows))
         let bandRows = (height + bandCount - 1) / max(bandCount, 1)
         let bands = (0..<bandCount).map { b in b * bandRows..<min(height, (b + 1) * bandRows) }.filter { !$0.isEmpty }
-        let results = Bands(count: bands.count)
+        let results = ParallelResults<Band>(count: bands.count, what: "a band of the PNG")
 
         // (No pixels at all leaves every band unwritten: `get` below says so.)
         _ = image.withPixels { data, stride in
@@ -47,8 +47,7 @@ public enum PNGEncoder {
         // One zlib stream: its header, the bands' deflate blocks in order, the Adler-32 of all rows.
         var idat = Data([0x78, 0x01])   // deflate, 32 KiB window, "fastest" (FCHECK makes 0x7801 a multiple of 31)
         var adler = adler32(0, nil, 0)
-        for (b, rows) in bands.enumerated() {
-            let band = try results.get(b)
+        for (band, rows) in zip(try results.values(), bands) {
             idat.append(band.deflated)
             adler = adler32_combine(adler, band.adler, off_t(rows.count * rowBytes))
         }
@@ -170,19 +169,6 @@ public enum PNGEncoder {
                 o[3] = UInt8(a)
             }
             o += 4
-        }
-    }
-
-    /// Results written by index from several threads, each index once.
-    private final class Bands: @unchecked Sendable {
-        private var slots: [Result<Band, any Error>?]
-        private let lock = Lock()
-        init(count: Int) { slots = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ r: Result<Band, any Error>) { lock.lock(); slots[i] = r; lock.unlock() }
-        func get(_ i: Int) throws -> Band {
-            lock.lock(); let slot = slots[i]; lock.unlock()
-            guard let slot else { throw RenderError("a band of the PNG was not compressed") }
-            return try slot.get()
         }
     }
 }

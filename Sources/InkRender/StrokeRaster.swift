@@ -30,7 +30,7 @@ enum StrokeRaster {
 
     /// Draws each of `strokes` (all done, none with a layer yet), using every core.
     static func draw(_ strokes: [Stroke], screen: PixelSize) throws -> [Drawn] {
-        let results = Results(count: strokes.count)
+        let results = ParallelResults<Drawn>(count: strokes.count, what: "a stroke's drawing")
         let workers = min(strokes.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         if workers <= 1 || strokes.count < parallelFrom {
             for (i, stroke) in strokes.enumerated() { results.set(i, Result { try draw(stroke, screen: screen) }) }
@@ -149,20 +149,6 @@ enum StrokeRaster {
             closed = true
             while working > 0 { lock.wait() }
             lock.unlock()
-        }
-    }
-
-    /// Results written by index from several threads, each index once.
-    private final class Results: @unchecked Sendable {
-        private var slots: [Result<Drawn, any Error>?]
-        private let lock = Lock()
-        init(count: Int) { slots = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ r: Result<Drawn, any Error>) { lock.lock(); slots[i] = r; lock.unlock() }
-        func values() throws -> [Drawn] {
-            try slots.map { slot in
-                guard let slot else { throw RenderError("a stroke was not drawn") }
-                return try slot.get()
-            }
         }
     }
 
