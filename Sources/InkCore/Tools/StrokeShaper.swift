@@ -36,9 +36,7 @@ public struct StrokeShaper: Sendable {
     private var solid: RGBA { brush.color.withAlpha(1) }
 
     /// The centre line of piece `k` (k ≥ 1): the curve from sample k−1 to k.
-    public func centreline(_ k: Int, samples: [Sample]) -> CatmullRomSegment { curve(k, samples) }
-
-    private func curve(_ k: Int, _ s: [Sample]) -> CatmullRomSegment {
+    public func centreline(_ k: Int, samples s: [Sample]) -> CatmullRomSegment {
         let p1 = s[k - 1].location, p2 = s[k].location
         let before = k >= 2 ? s[k - 2].location : nil
         let after = k + 1 < s.count ? s[k + 1].location : nil
@@ -65,7 +63,7 @@ public struct StrokeShaper: Sendable {
         let r1 = brush.inkWidth(pressure: s[k].pressure) / 2
         guard k > 0 else { return StrokePiece(shapes: [InkShape(.disc(center: s[0].location, radius: r1), solid)]) }
         let r0 = brush.inkWidth(pressure: s[k - 1].pressure) / 2
-        let pts = curve(k, s).points(spacing: spacing)
+        let pts = centreline(k, samples: s).points(spacing: spacing)
         // A pen that did not move (a dot pressed harder): no direction to round towards.
         guard pts.count >= 2, s[k - 1].location.distance(to: s[k].location) > 1e-6 else {
             return StrokePiece(shapes: [InkShape(.disc(center: s[k].location, radius: max(r0, r1)), solid)])
@@ -113,7 +111,7 @@ public struct StrokeShaper: Sendable {
         let len1 = brush.inkWidth(pressure: s[k].pressure)
         guard k > 0 else { return StrokePiece(shapes: [InkShape(.polygon(nib(s[0].location, angles[0], len1)), solid)]) }
         let len0 = brush.inkWidth(pressure: s[k - 1].pressure)
-        let pts = curve(k, s).points(spacing: spacing)
+        let pts = centreline(k, samples: s).points(spacing: spacing)
         let a0 = angles[k - 1], turn = shortestTurn(from: a0, to: angles[k])
         var shapes: [InkShape] = []
         var previous = nib(pts[0], a0, len0)
@@ -132,7 +130,7 @@ public struct StrokeShaper: Sendable {
         var shapes: [InkShape] = []
         if k > 0 {
             let color: RGBA = sample.isPredicted ? .debugPredicted : sample.isCoalesced ? .debugCoalesced : .debugReal
-            shapes.append(InkShape(.polyline(curve(k, s).points(spacing: spacing), width: brush.width), color))
+            shapes.append(InkShape(.polyline(centreline(k, samples: s).points(spacing: spacing), width: brush.width), color))
         }
         shapes += DebugMarks.sampleMarks(sample)
         return StrokePiece(shapes: shapes)
