@@ -19,9 +19,12 @@ build: deps ## Debug build (swift build)
 
 # The Swift runtime and FoundationEssentials linked into the binary: no lib/swift/linux/*.so to
 # ship or load (a board needs no toolchain), and no dynamic symbol binding of the runtime at start.
-RELEASE_FLAGS ?= --static-swift-stdlib
+# --no-export-dynamic: the Swift runtime's link options export every symbol (2.4 MB of symbol
+# tables nothing looks up); lld's packed relative relocations (DT_RELR, glibc 2.36) take 12 KB
+# where the usual ones took 1.5 MB, and are applied faster at start.
+RELEASE_FLAGS ?= --static-swift-stdlib -Xlinker --no-export-dynamic -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
-release: deps ## Release build (swift build -c release --static-swift-stdlib)
+release: deps ## Release build (swift build -c release --static-swift-stdlib, linked with lld)
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/), and every recording replayed to PNG, SVG, PDF

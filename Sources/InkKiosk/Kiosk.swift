@@ -78,8 +78,8 @@ public final class Kiosk {
     /// the journal and its compaction, capture and save files, with room to spare.
     static let ownDescriptors: UInt64 = 128
     private var active = true
-    /// When the kiosk began setting up, for the time to its first frame (logged once).
-    private let startedAt = monotonicNow()
+    /// Where the start-up time went, logged once with the first frame.
+    private var trace: StartupTrace
     private var firstFrameShown = false
     private var serviceKeys: ServiceKeyWatcher?
     /// systemd's notify socket: ready, watchdog pings, status lines (nil when not under systemd).
@@ -91,10 +91,15 @@ public final class Kiosk {
     /// Where status lines go (stderr, the journal under systemd); the screen shows only what a user needs.
     private let log: (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }
 
-    public init(options: KioskOptions) throws {
+    public init(options: KioskOptions, trace: StartupTrace = StartupTrace()) throws {
         self.options = options
+        self.trace = trace
+        // Reading the journal (and, on a first start, creating and syncing it: 50-200 ms on an SD
+        // card) goes on beside the display's and the pipeline's set-up.
+        let journalOpening = options.journalPath.map { path in StartedElsewhere(name: "ink-journal-open") { try StrokeJournal(path: path) } }
         loop = try EventLoop()
         display = try DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode)
+        self.trace.mark("display")
         do {
             console = try Console(path: options.tty, switching: options.lockVT ? .locked : .handled(release: SIGUSR1, acquire: SIGUSR2))
         } catch {
@@ -105,10 +110,16 @@ public final class Kiosk {
         options.configure(&settings)
         settings.screen = display.size
         let deviceSettings = settings, everyDevice = options.calibration
-        seat = try LibinputSeat(seat: options.seat, exclusive: options.lockdown) { name in
-            deviceSettings.device(named: name)?.calibration ?? everyDevice
+        let seatName = options.seat, exclusive = options.lockdown
+        // libinput reads its quirks and udev's devices on a second core while this one restores
+        // the journal; the seat is the loop's alone once taken.
+        let opening = StartedElsewhere(name: "ink-seat-open") {
+            try LibinputSeat(seat: seatName, exclusive: exclusive) { name in
+                deviceSettings.device(named: name)?.calibration ?? everyDevice
+            }
         }
         connectors = try? ConnectorMonitor()
+        self.trace.mark("console")
         // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
         var pipelineOptions = options.screen.pipelineOptions(options.pipeline)
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
@@ -155,12 +166,14 @@ public final class Kiosk {
             api = nil
             apiStopped = nil
         }
+        self.trace.mark("screen")
         pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
         chores = try BackgroundChores.onThread()
+        self.trace.mark("pipeline")
         recorder = options.recordPath.map(SessionRecorder.init)
         var journal: StrokeJournal?
-        if let path = options.journalPath {
-            do { journal = try StrokeJournal(path: path) } catch {
+        if let journalOpening {
+            do { journal = try journalOpening.take() } catch {
                 writeStandardError("inkkiosk: warning: \(error); ink will not survive a restart\n")
             }
         }
@@ -184,11 +197,14 @@ public final class Kiosk {
             journalWake = nil
             self.journal = nil
         }
+        self.trace.mark("journal")
+        seat = try opening.take()
+        self.trace.mark("input (opened beside them)")
         if console == nil { log("no virtual terminal to take over: the console is left as it is") }
         if let api { log("signature API on \(api.address)") }
         log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
-        Lockdown.engage(options, seat: seat, log: log)
         serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
+        self.trace.mark("log lines")
     }
 
     /// The signals the loop reads through its signalfd: termination, and the VT's release and acquire.
@@ -352,8 +368,11 @@ public final class Kiosk {
         idleStatus.activity(at: monotonicNow())   // a mode set has no flip event to wake the loop
         if !firstFrameShown {
             firstFrameShown = true
+            let started = trace.summary("first frame on screen", lastStep: "first frame")
+            // The seat already holds every device (EVIOCGRAB): SysRq's own switch can wait for the paper.
+            Lockdown.engage(options, seat: seat, log: log)
             paintPagesAhead()
-            log(String(cFormat: "first frame on screen %.0f ms after start", (monotonicNow() - startedAt) * 1000))
+            log(started)
             notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         }
     }

@@ -117,7 +117,10 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var kiosk: KioskArguments
     @OptionGroup var ink: InkOptions
 
-    func run() throws { try runKiosk(kiosk.options(ink)) }
+    func run() throws {
+        let trace = StartupTrace()
+        try runKiosk(kiosk.options(ink), trace: trace)
+    }
 }
 
 struct RecordCommand: ParsableCommand {
@@ -131,7 +134,10 @@ struct RecordCommand: ParsableCommand {
     @OptionGroup var kiosk: KioskArguments
     @OptionGroup var ink: InkOptions
 
-    func run() throws { try runKiosk(kiosk.options(ink, record: output)) }
+    func run() throws {
+        let trace = StartupTrace()
+        try runKiosk(kiosk.options(ink, record: output), trace: trace)
+    }
 }
 
 struct CheckConfigCommand: ParsableCommand {
@@ -153,12 +159,14 @@ struct CheckConfigCommand: ParsableCommand {
     }
 }
 
-func runKiosk(_ options: KioskOptions) throws {
+func runKiosk(_ options: KioskOptions, trace: StartupTrace) throws {
+    var trace = trace
+    trace.mark("configuration")
     // Before anything takes the console or starts a thread: a SIGTERM during start-up waits
     // for the loop (which restores the console), and no thread but the loop's ever takes one.
     Kiosk.holdTerminationSignals()
     do {
-        let kiosk = try Kiosk(options: options)
+        let kiosk = try Kiosk(options: options, trace: trace)
         try kiosk.run()
         if kiosk.stoppedByServiceKeys { throw ExitCode(Kiosk.serviceExitStatus) }
     } catch let e as ExitCode {

@@ -56,17 +56,27 @@ done
 { : >>"$IK_LOG"; } 2>/dev/null || IK_LOG=/dev/null
 say "started"
 
-# The modules build.sh put in (their dependencies first, as modprobe resolves them).
-# shellcheck disable=SC2046 # one module name per line
-modprobe -a $(cat /etc/modules) || say "modprobe failed for some of: $(cat /etc/modules)"
+# udevd first: it reads its rules while the modules load, and takes their devices' events as
+# they come. It logs to the kernel log, not onto the console.
+SYSTEMD_LOG_TARGET=kmsg /usr/lib/systemd/systemd-udevd --daemon || say "systemd-udevd did not start"
+
+# The modules build.sh put in, their dependencies first (modprobe resolves them). /etc/modules:
+# line 1 the screen's and input's, line 2 the data partition's (disjoint: build.sh checks), loaded
+# at the same time; line 3 the board's own (APPLIANCE_MODULES), after both.
+{ read -r screen_modules; read -r data_modules; read -r board_modules; } </etc/modules
+# shellcheck disable=SC2086 # one module name per word
+{ [ -z "$screen_modules" ] || modprobe -a $screen_modules || say "modprobe failed for some of: $screen_modules"; } &
+# shellcheck disable=SC2086
+[ -z "$data_modules" ] || modprobe -a $data_modules || say "modprobe failed for some of: $data_modules"
+wait
+# shellcheck disable=SC2086
+[ -z "$board_modules" ] || modprobe -a $board_modules || say "modprobe failed for some of: $board_modules"
 say "modules loaded"
 
-# udevd logs to the kernel log, not onto the console. Coldplug: only the devices the kiosk looks
-# at (input event nodes, DRM cards) and the disks are replayed; whatever is plugged in later
-# comes through udevd as usual (hotplug), for every subsystem. udevd works through them while
-# the data partition is checked (below: findfs, e2fsck and mount need devtmpfs's nodes, not
-# udev); the kiosk starts once both are done.
-SYSTEMD_LOG_TARGET=kmsg /usr/lib/systemd/systemd-udevd --daemon || say "systemd-udevd did not start"
+# Coldplug: the devices that were there before udevd (input event nodes, DRM cards, disks) are
+# replayed; whatever comes later goes through udevd as usual (hotplug), for every subsystem.
+# udevd works through them while the data partition is checked (below: findfs, e2fsck and mount
+# need devtmpfs's nodes, not udev); the kiosk starts once both are done.
 udevadm trigger --type=devices --action=add --subsystem-match=input --subsystem-match=drm --subsystem-match=block
 say "udev started"
 
@@ -161,5 +171,5 @@ IK_JOURNAL=
 . /etc/inkkiosk/appliance.env
 say "exec inkkiosk"
 export HOME=/var/lib/inkkiosk
-unset cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited
+unset cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited screen_modules data_modules board_modules
 exec /usr/bin/inkkiosk run --config /etc/inkkiosk/inkkiosk.toml ${IK_JOURNAL:+--journal "$IK_JOURNAL"} </dev/tty1 >>"$IK_LOG" 2>&1

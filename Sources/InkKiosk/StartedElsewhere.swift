@@ -1,0 +1,40 @@
+import InkCore
+import InkLoop
+
+/// A value made on a thread of its own while this one does something else, then taken once: the
+/// kiosk's start opens the seat (libinput reads its quirks, udev's devices) beside the journal's
+/// restore, on a board's second core.
+public final class StartedElsewhere<Value>: @unchecked Sendable {
+    private let done = Condition()
+    private var result: Result<Value, any Error>?
+
+    /// Runs `make` on a new thread; if no thread can be started, runs it here.
+    public init(name: String, _ make: @escaping () throws -> Value) {
+        let box = UncheckedBox(make)
+        if !startThread(name: name, { [self] in finish(Result { try box.value() }) }) {
+            finish(Result { try make() })
+        }
+    }
+
+    /// Waits for the value (or rethrows what making it threw). The value moves to the caller:
+    /// from here on only the caller's thread touches it.
+    public func take() throws -> Value {
+        done.lock()
+        defer { done.unlock() }
+        while result == nil { done.wait() }
+        return try result!.get()
+    }
+
+    private func finish(_ made: Result<Value, any Error>) {
+        done.lock()
+        result = made
+        done.signal()
+        done.unlock()
+    }
+}
+
+/// Carries a closure that is not Sendable to the one thread that runs it.
+private struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,39 @@
+import Testing
+import Glibc
+@testable import InkKiosk
+
+@Suite struct Startup {
+    @Test func theTraceNamesEveryStepInOrderFromTheExec() throws {
+        var trace = StartupTrace()
+        usleep(20_000)
+        trace.mark("display")
+        trace.mark("journal")
+        let line = trace.summary("first frame on screen", lastStep: "first frame")
+        // A test runner is not PID 1: the kernel's start time of this process is the origin.
+        #expect(line.hasPrefix("first frame on screen "))
+        #expect(line.contains(" ms after exec: loader and arguments "))
+        let tail = try #require(line.split(separator: ": ", maxSplits: 1).last)
+        let steps = tail.split(separator: ", ").map { $0.split(separator: " ") }
+        #expect(steps.map { $0.dropLast(2).joined(separator: " ") } == ["loader and arguments", "display", "journal", "first frame"])
+        #expect(steps.allSatisfy { $0.last == "ms" && Int($0[$0.count - 2]) != nil })
+        // The display step took the 20 ms slept before it.
+        let display = try #require(steps.first { $0.first == "display" })
+        #expect(Int(display[1])! >= 19)
+        #expect(!line.contains("-"))
+    }
+
+    @Test func theProcessStartIsReadFromTheKernel() throws {
+        let start = try #require(StartupTrace.processStart())
+        let now = StartupTrace.bootTime()
+        #expect(start <= now + 0.01)
+        #expect(start > 0)
+    }
+
+    @Test func aValueMadeElsewhereReachesTheTakerAndSoDoesItsError() throws {
+        struct Refused: Error {}
+        let made = StartedElsewhere(name: "test-made") { [1, 2, 3] }
+        #expect(try made.take() == [1, 2, 3])
+        let failed = StartedElsewhere<Int>(name: "test-failed") { throw Refused() }
+        #expect(throws: Refused.self) { try failed.take() }
+    }
+}
