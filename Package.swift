@@ -43,6 +43,8 @@ let package = Package(
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
+        // Worksheets: PDF pages under the ink, drawn by poppler-glib (loaded at the first worksheet, not linked).
+        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender"]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
@@ -62,7 +64,7 @@ let package = Package(
                                                 "InkLoop", "InkAPI", "InkConfig", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "InkWorksheet", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
@@ -71,6 +73,6 @@ let package = Package(
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "CCairo"]),
     ]
 )

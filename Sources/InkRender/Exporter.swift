@@ -3,6 +3,16 @@ import FoundationEssentials
 import Glibc
 import InkCore
 
+/// What lies under the ink on a page: a worksheet's page, drawn in its own points.
+public protocol PageBackdrop {
+    /// The page's size in points (its PDF page's).
+    var pageWidth: Double { get }
+    var pageHeight: Double { get }
+    /// Draws the page at (0, 0) in points on `cr` (a cairo_t). `printing`: for a PDF or SVG file
+    /// (what the page shows when printed), else for the screen.
+    func draw(in cr: OpaquePointer, printing: Bool)
+}
+
 /// Writes the finished ink as PNG, SVG or PDF. Every format is drawn by the same code as the
 /// screen (`ShapePainter`), so the files show exactly the strokes the kiosk showed.
 public struct Exporter {
@@ -11,9 +21,26 @@ public struct Exporter {
     public let background: Background
     /// The page point drawn at the file's top-left corner (non-zero for a cropped export).
     public private(set) var origin = Point.zero
+    /// A worksheet's page under the ink: the PNG shows it fitted into the screen as the kiosk does
+    /// (`PageFit`, the desk's grey around it); SVG and PDF are the page at its own size, in
+    /// points, as vectors, with the ink scaled onto it.
+    public var backdrop: PageBackdrop?
+    /// Around a fitted page: the desk it lies on.
+    public static let desk = RGBA(0.82, 0.82, 0.80, 1)
 
-    public init(size: PixelSize, background: Background = .color(.white)) {
-        self.size = size; self.background = background
+    public init(size: PixelSize, background: Background = .color(.white), backdrop: PageBackdrop? = nil) {
+        self.size = size; self.background = background; self.backdrop = backdrop
+    }
+
+    /// Where the backdrop's page lies on the screen.
+    public var pageFit: PageFit? {
+        backdrop.map { PageFit(pageWidth: $0.pageWidth, pageHeight: $0.pageHeight,
+                               into: Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))) }
+    }
+
+    /// The size of a vector file's page: the backdrop's page, else the screen's (1 px = 1 pt).
+    private var vectorPage: (width: Double, height: Double) {
+        backdrop.map { ($0.pageWidth, $0.pageHeight) } ?? (Double(size.width), Double(size.height))
     }
 
     public func png(_ strokes: [Stroke], to path: String) throws {
@@ -34,7 +61,7 @@ public struct Exporter {
         let sink = CairoByteSink()
         try withExtendedLifetime(sink) {
             guard let surface = cairo_svg_surface_create_for_stream(CairoByteSink.write, Unmanaged.passUnretained(sink).toOpaque(),
-                                                                    Double(size.width), Double(size.height)) else {
+                                                                    vectorPage.width, vectorPage.height) else {
                 throw RenderError("cannot create an SVG surface")
             }
             cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
@@ -60,7 +87,7 @@ public struct Exporter {
     }
 
     public func svg(_ strokes: [Stroke], to path: String) throws {
-        guard let surface = cairo_svg_surface_create(path, Double(size.width), Double(size.height)) else {
+        guard let surface = cairo_svg_surface_create(path, vectorPage.width, vectorPage.height) else {
             throw RenderError("cannot create \(path)")
         }
         // Pixels, not points: an SVG viewer then shows it at the size the screen did.
@@ -75,7 +102,7 @@ public struct Exporter {
 
     /// One PDF page per drawing, in order (a classroom notebook).
     public func pdf(pages: [[Stroke]], to path: String) throws {
-        guard let surface = cairo_pdf_surface_create(path, Double(size.width), Double(size.height)) else {
+        guard let surface = cairo_pdf_surface_create(path, vectorPage.width, vectorPage.height) else {
             throw RenderError("cannot create \(path)")
         }
         try finish(surface, pages, path)
@@ -98,10 +125,34 @@ public struct Exporter {
 
     private func draw(_ strokes: [Stroke], on surface: OpaquePointer, vector: Bool = false) {
         let ctx = CairoContext(surface)
-        if case .color(let c) = background {
-            ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: c)
+        if let backdrop, let fit = pageFit {
+            if vector {
+                // The page as it prints, then the ink carried from the screen onto it.
+                let page = Rect(x: 0, y: 0, width: backdrop.pageWidth, height: backdrop.pageHeight)
+                if case .color(let c) = background { ctx.fill(page, with: c) }
+                cairo_save(ctx.cr)
+                backdrop.draw(in: ctx.cr, printing: true)
+                cairo_restore(ctx.cr)
+                cairo_scale(ctx.cr, 1 / fit.scale, 1 / fit.scale)
+                cairo_translate(ctx.cr, -fit.rect.minX, -fit.rect.minY)
+            } else {
+                ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: Self.desk)
+                if case .color(let c) = background {
+                    ctx.fill(Rect(x: fit.rect.minX - origin.x, y: fit.rect.minY - origin.y, width: fit.rect.width, height: fit.rect.height), with: c)
+                }
+                cairo_save(ctx.cr)
+                cairo_translate(ctx.cr, fit.rect.minX - origin.x, fit.rect.minY - origin.y)
+                cairo_scale(ctx.cr, fit.scale, fit.scale)
+                backdrop.draw(in: ctx.cr, printing: false)
+                cairo_restore(ctx.cr)
+                cairo_translate(ctx.cr, -origin.x, -origin.y)
+            }
+        } else {
+            if case .color(let c) = background {
+                ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: c)
+            }
+            cairo_translate(ctx.cr, -origin.x, -origin.y)
         }
-        cairo_translate(ctx.cr, -origin.x, -origin.y)
         for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr, vector: vector) }
     }
 }

@@ -9,6 +9,7 @@ import InkRender
 import InkDisplay
 import InkKiosk
 import InkPipeline
+import InkWorksheet
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,6 +36,12 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Background of the PNG: white (the screen) or transparent (the ink only).")
     var background: BackgroundChoice = .white
 
+    @Option(help: "A worksheet (PDF) whose page lies under the ink: the PNG shows the page fitted to the screen with the ink on it; the SVG and PDF are that page at its own size, its text still text, the ink as vectors on top.")
+    var worksheet: String?
+
+    @Option(help: "With --worksheet: the page the recording was written on (1 = the first).")
+    var page: Int?
+
     @OptionGroup var ink: InkOptions
 
     @Option(help: "Also write rendered frames as PNG into this directory.")
@@ -56,9 +63,19 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         guard frameStep >= 1 else { throw ValidationError("--frame-step must be at least 1") }
+        if let page {
+            guard worksheet != nil else { throw ValidationError("--page needs --worksheet") }
+            guard page >= 1 else { throw ValidationError("--page counts from 1 (got \(page))") }
+        }
     }
 
     func run() throws {
+        // A worksheet that cannot be used stops the replay before it starts.
+        let sheetPage: WorksheetPage? = try worksheet.map { path in
+            do { return try Worksheet(path: path).page(page ?? 1) } catch let e as WorksheetError {
+                throw CleanExit.message("worksheet \(e)", code: 1)
+            }
+        }
         // A capture is dated with the recording's duration: only then is it held whole. Else
         // it is read as it plays, and its events take no memory.
         let recording = try capture.map { _ in try input.load() }
@@ -70,7 +87,7 @@ struct ReplayCommand: ParsableCommand {
         // Only the final picture was asked for: draw the screen once, at the end.
         options.finalPictureOnly = !stats && frames == nil
         // SVG, PDF, a capture and a transparent PNG are drawn from the document: no screen needed.
-        options.drawsScreen = png != nil && background == .white
+        options.drawsScreen = png != nil && background == .white && sheetPage == nil
         var screen = ScreenSettings()
         if let config {
             do { screen = try KioskConfig.load(path: config).screen } catch let e as ConfigError {
@@ -86,11 +103,12 @@ struct ReplayCommand: ParsableCommand {
             ?? Replay(stream: input.stream(), settings: ink.settings(screen: size), options: options)
         let (pipeline, played) = try input.reportingBadLines { try replay.run(on: display, screen: screen) }
         var result = played
-        let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg) }
+        let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg, backdrop: sheetPage) }
         var written: [String] = []
         if let png {
             switch background {
-            case .white: try display.writePNG(to: png)
+            case .white where sheetPage == nil: try display.writePNG(to: png)
+            case .white: try exporter(.color(.white)).png(pipeline.document.strokes, to: png)
             case .transparent: try exporter(.transparent).png(pipeline.document.strokes, to: png)
             }
             written.append(png)

@@ -1,0 +1,145 @@
+import Glibc
+import InkCore
+import InkRender
+
+/// What is wrong with a worksheet file, said so that a teacher can act on it.
+public struct WorksheetError: Error, CustomStringConvertible, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case unreadable, tooLarge, notPDF, damaged, passwordProtected, empty, tooManyPages, noSuchPage, noPoppler
+    }
+    public let kind: Kind
+    public let path: String
+    public let detail: String
+    public var description: String { "\(path): \(detail)" }
+}
+
+/// A PDF a teacher handed out, opened to be written on: its pages go under the ink.
+public final class Worksheet: @unchecked Sendable {
+    /// What a kiosk opens at most: bigger files or more pages are refused with a message.
+    public struct Limits: Sendable, Equatable {
+        public var maxBytes = 64 << 20
+        public var maxPages = 1000
+        public init() {}
+    }
+
+    public let path: String
+    public let pageCount: Int
+    /// The PDF's own title, if it has one.
+    public let title: String?
+    /// What a list of worksheets shows: the title, else the file's name without `.pdf`.
+    public var name: String {
+        if let title, !title.isEmpty { return title }
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return file.lowercased().hasSuffix(".pdf") ? String(file.dropLast(4)) : file
+    }
+
+    private let poppler: Poppler
+    private let document: OpaquePointer
+
+    public init(path: String, limits: Limits = Limits()) throws {
+        func fail(_ kind: WorksheetError.Kind, _ detail: String) -> WorksheetError {
+            WorksheetError(kind: kind, path: path, detail: detail)
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw fail(.unreadable, "cannot read it: \(String(cString: strerror(errno)))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw fail(.unreadable, "not a file") }
+        guard info.st_size > 0 else { throw fail(.empty, "the file is empty") }
+        guard info.st_size <= limits.maxBytes else {
+            throw fail(.tooLarge, "\(info.st_size / 1_048_576) MiB; worksheets may have at most \(limits.maxBytes / 1_048_576) MiB")
+        }
+        guard try Self.startsLikeAPDF(path) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
+        let poppler: Poppler
+        switch Poppler.shared {
+        case .success(let p): poppler = p
+        case .failure(let why): throw fail(.noPoppler, why.text)
+        }
+        var error: UnsafeMutableRawPointer?
+        guard let uri = poppler.filenameToURI(path.hasPrefix("/") ? path : Self.currentDirectory() + "/" + path, nil, &error) else {
+            let message = poppler.take(error)?.message ?? "?"
+            throw fail(.unreadable, "cannot name it as a URI: \(message)")
+        }
+        defer { poppler.free(uri) }
+        guard let document = poppler.newFromFile(uri, nil, &error) else {
+            let e = poppler.take(error)
+            // POPPLER_ERROR: 0 invalid, 1 encrypted, 2 cannot open, 3 bad catalog, 4 damaged.
+            if e?.domain == poppler.errorQuark() && e?.code == 1 {
+                throw fail(.passwordProtected, "the PDF is protected by a password; save it without one to use it as a worksheet")
+            }
+            throw fail(.damaged, "the PDF cannot be read (\(e?.message ?? "damaged"))")
+        }
+        let pages = Int(poppler.pageCount(document))
+        guard pages > 0 else { poppler.unref(UnsafeMutableRawPointer(document)); throw fail(.empty, "the PDF has no pages") }
+        guard pages <= limits.maxPages else {
+            poppler.unref(UnsafeMutableRawPointer(document))
+            throw fail(.tooManyPages, "\(pages) pages; worksheets may have at most \(limits.maxPages)")
+        }
+        self.path = path
+        self.poppler = poppler
+        self.document = document
+        pageCount = pages
+        if let t = poppler.getTitle(document) {
+            title = String(cString: t)
+            poppler.free(t)
+        } else {
+            title = nil
+        }
+    }
+
+    deinit { poppler.unref(UnsafeMutableRawPointer(document)) }
+
+    /// Page `number`, 1 for the first.
+    public func page(_ number: Int) throws -> WorksheetPage {
+        guard (1...pageCount).contains(number), let page = poppler.getPage(document, Int32(number - 1)) else {
+            throw WorksheetError(kind: .noSuchPage, path: path,
+                                 detail: "has \(pageCount) page\(pageCount == 1 ? "" : "s"); there is no page \(number)")
+        }
+        return WorksheetPage(number: number, page: page, worksheet: self, poppler: poppler)
+    }
+
+    private static func startsLikeAPDF(_ path: String) throws -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 1024)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 1024) }
+        guard n >= 5 else { return false }
+        let marker: [UInt8] = Array("%PDF-".utf8)
+        return (0...(n - 5)).contains { i in head[i..<(i + 5)].elementsEqual(marker) }
+    }
+
+    private static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(cString: buffer)
+    }
+}
+
+/// One page of a worksheet, drawn by poppler under the ink.
+public final class WorksheetPage: PageBackdrop, @unchecked Sendable {
+    public let number: Int
+    public let pageWidth: Double
+    public let pageHeight: Double
+    private let page: OpaquePointer
+    private let poppler: Poppler
+    /// The document stays open while one of its pages is in use.
+    private let worksheet: Worksheet
+
+    init(number: Int, page: OpaquePointer, worksheet: Worksheet, poppler: Poppler) {
+        self.number = number
+        self.page = page
+        self.worksheet = worksheet
+        self.poppler = poppler
+        var w = 0.0, h = 0.0
+        poppler.pageSize(page, &w, &h)
+        pageWidth = w
+        pageHeight = h
+    }
+
+    deinit { poppler.unref(UnsafeMutableRawPointer(page)) }
+
+    public func draw(in cr: OpaquePointer, printing: Bool) {
+        // Printing: what the page shows on paper (annotations meant for the screen left out);
+        // cairo's PDF surface then keeps its text as text and its drawings as vectors.
+        (printing ? poppler.renderForPrinting : poppler.render)(page, cr)
+    }
+}

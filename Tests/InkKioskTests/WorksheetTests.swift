@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+import CCairo
+import InkCore
+import InkRender
+import InkWorksheet
+
+/// Worksheets made here with cairo, as a teacher's PDF would come: A4 pages with text and a box.
+struct WorksheetMakingFailed: Error { let what: String }
+
+enum Worksheets {
+    static let a4 = (width: 595.0, height: 842.0)
+
+    /// Page n says "Worksheet n" at (72, 100) (36 pt) and has a box to write in at (72, 300, 450 × 200).
+    static func make(_ path: String, pages: Int = 2, title: String? = "Fractions") throws {
+        guard let surface = cairo_pdf_surface_create(path, a4.width, a4.height) else { throw WorksheetMakingFailed(what: "no PDF surface") }
+        if let title { cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, title) }
+        let cr = cairo_create(surface)
+        for n in 1...pages {
+            if n > 1 { cairo_show_page(cr) }
+            cairo_set_source_rgb(cr, 0, 0, 0)
+            cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+            cairo_set_font_size(cr, 36)
+            cairo_move_to(cr, 72, 100)
+            cairo_show_text(cr, "Worksheet \(n)")
+            cairo_set_line_width(cr, 3)
+            cairo_rectangle(cr, 72, 300, 450, 200)
+            cairo_stroke(cr)
+        }
+        cairo_destroy(cr)
+        cairo_surface_finish(surface)
+        let status = cairo_surface_status(surface)
+        cairo_surface_destroy(surface)
+        guard status == CAIRO_STATUS_SUCCESS else { throw WorksheetMakingFailed(what: "cannot write \(path)") }
+    }
+
+    /// A one-page PDF locked with a user password (the standard security handler, RC4 40-bit):
+    /// its /U entry matches no password a kiosk could try, the empty one included.
+    static func locked(_ path: String) throws {
+        let hex32 = String(repeating: "5a", count: 32), id = String(repeating: "0f", count: 16)
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
+            "<< /Filter /Standard /V 1 /R 2 /O <\(hex32)> /U <\(hex32)> /P -4 >>",
+        ]
+        var pdf = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(pdf.utf8.count)
+            pdf += "\(i + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = pdf.utf8.count
+        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for o in offsets { pdf += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
+        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R /Encrypt 4 0 R /ID [<\(id)> <\(id)>] >>\nstartxref\n\(xref)\n%%EOF\n"
+        try write(path, Array(pdf.utf8))
+    }
+
+    static func write(_ path: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+@Suite struct WorksheetPages {
+    let dir: String
+    init() throws { dir = try Fixtures.outputDirectory("worksheets") }
+
+    /// A pen line across the box of the page, drawn on a 1280x800 screen.
+    func line(on fit: PageFit) -> Stroke {
+        let from = fit.toScreen(Point(120, 420)), to = fit.toScreen(Point(470, 420))
+        let samples = (0...40).map { i -> Sample in
+            let t = Double(i) / 40
+            return Sample(location: Point(from.x + (to.x - from.x) * t, from.y), pressure: 0.6, time: Double(i) / 200)
+        }
+        return Stroke(id: 1, brush: .standard(.pen), source: .pen(device: 1), samples: samples, state: .done)
+    }
+
+    @Test func aWorksheetTellsItsPagesAndName() throws {
+        let path = "\(dir)/fractions.pdf"
+        try Worksheets.make(path, pages: 3)
+        let sheet = try Worksheet(path: path)
+        #expect(sheet.pageCount == 3)
+        #expect(sheet.name == "Fractions")
+        let page = try sheet.page(2)
+        #expect(abs(page.pageWidth - 595) < 0.5 && abs(page.pageHeight - 842) < 0.5)
+        #expect(throws: WorksheetError.self) { try sheet.page(4) }
+        try Worksheets.make("\(dir)/no title.pdf", pages: 1, title: nil)
+        #expect(try Worksheet(path: "\(dir)/no title.pdf").name == "no title")
+    }
+
+    @Test func thePNGShowsThePageFittedWithTheInkOnIt() throws {
+        let path = "\(dir)/sheet.pdf"
+        try Worksheets.make(path)
+        let page = try Worksheet(path: path).page(1)
+        let screen = PixelSize(width: 1280, height: 800)
+        let exporter = Exporter(size: screen, backdrop: page)
+        let fit = try #require(exporter.pageFit)
+        // A4 standing on a wide screen: as tall as the screen, centred, the desk left and right.
+        #expect(abs(fit.rect.height - 800) < 0.01 && abs(fit.rect.minX - (1280 - fit.rect.width) / 2) < 0.01)
+        let png = "\(dir)/sheet-page1.png"
+        try exporter.png([line(on: fit)], to: png)
+        let image = Screen(try ImageSurface.readPNG(png))
+        // The desk around the page is grey, the paper white.
+        let desk = image.image.pixel(x: 20, y: 400)
+        #expect(desk.r < 230 && desk.r > 190)
+        let paper = fit.toScreen(Point(300, 700))
+        #expect(image.darkness(Int(paper.x), Int(paper.y)) < 0.02)
+        // The worksheet's title text is there, where the page puts it.
+        let t0 = fit.toScreen(Point(72, 64)), t1 = fit.toScreen(Point(330, 104))
+        #expect(image.inkCount(x0: Int(t0.x), y0: Int(t0.y), x1: Int(t1.x), y1: Int(t1.y)) > 300)
+        // The box's top edge, and the pen's line across the box.
+        let edge = fit.toScreen(Point(300, 300))
+        #expect(image.inkNear(Int(edge.x), Int(edge.y)))
+        for x in stride(from: 150.0, through: 440, by: 29) {
+            let p = fit.toScreen(Point(x, 420))
+            #expect(image.hasInk(Int(p.x), Int(p.y)), "ink at page (\(x), 420)")
+        }
+        // Nothing between the line and the box's bottom edge.
+        let below0 = fit.toScreen(Point(100, 440)), below1 = fit.toScreen(Point(500, 490))
+        #expect(image.inkCount(x0: Int(below0.x), y0: Int(below0.y), x1: Int(below1.x), y1: Int(below1.y)) == 0)
+    }
+
+    @Test func thePDFKeepsThePageAsTextAndTheInkOnIt() throws {
+        let path = "\(dir)/sheet2.pdf"
+        try Worksheets.make(path)
+        let page = try Worksheet(path: path).page(2)
+        let exporter = Exporter(size: PixelSize(width: 1280, height: 800), backdrop: page)
+        let fit = try #require(exporter.pageFit)
+        let out = "\(dir)/sheet2-annotated.pdf"
+        try exporter.pdf([line(on: fit)], to: out)
+        // The page's text is still text, and the page keeps its size.
+        let text = try run("/usr/bin/pdftotext", [out, "-"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("Worksheet 2"))
+        let info = try run("/usr/bin/pdfinfo", [out])
+        #expect(info.stdout.contains("595 x 842 pts"))
+        // Rasterised at 72 dpi (1 px = 1 pt): the ink lies across the box, where the pen went on the page.
+        let prefix = "\(dir)/sheet2-annotated"
+        #expect(try run("/usr/bin/pdftoppm", ["-r", "72", "-png", "-singlefile", out, prefix]).status == 0)
+        let image = Screen(try ImageSurface.readPNG(prefix + ".png"))
+        for x in stride(from: 150, through: 440, by: 29) { #expect(image.inkNear(x, 420), "ink at (\(x), 420)") }
+        #expect(image.inkCount(x0: 100, y0: 440, x1: 500, y1: 490) == 0)
+        #expect(image.inkCount(x0: 72, y0: 64, x1: 330, y1: 104) > 300)
+    }
+
+    @Test func badFilesAreRefusedWithWhatIsWrong() throws {
+        func refusal(_ path: String) -> WorksheetError? {
+            do { _ = try Worksheet(path: path); return nil } catch let e as WorksheetError { return e } catch { return nil }
+        }
+        #expect(refusal("\(dir)/missing.pdf")?.kind == .unreadable)
+        try Worksheets.write("\(dir)/empty.pdf", [])
+        #expect(refusal("\(dir)/empty.pdf")?.kind == .empty)
+        try Worksheets.write("\(dir)/photo.pdf", Array("\u{89}PNG\r\n\u{1a}\n not a pdf".utf8))
+        #expect(refusal("\(dir)/photo.pdf")?.kind == .notPDF)
+        // A PDF cut off after its header: poppler cannot find its pages.
+        try Worksheets.make("\(dir)/whole.pdf")
+        let good = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/whole.pdf"))
+        try Worksheets.write("\(dir)/cut.pdf", Array(good.prefix(200)))
+        let cut = refusal("\(dir)/cut.pdf")
+        #expect(cut?.kind == .damaged)
+        #expect(cut?.description.hasPrefix("\(dir)/cut.pdf: ") == true)
+        try Worksheets.locked("\(dir)/locked.pdf")
+        let locked = refusal("\(dir)/locked.pdf")
+        #expect(locked?.kind == .passwordProtected)
+        #expect(locked?.description.contains("password") == true)
+        var small = Worksheet.Limits()
+        small.maxPages = 1
+        #expect(throws: WorksheetError.self) { try Worksheet(path: "\(dir)/whole.pdf", limits: small) }
+        small = Worksheet.Limits()
+        small.maxBytes = 100
+        #expect(throws: WorksheetError.self) { try Worksheet(path: "\(dir)/whole.pdf", limits: small) }
+    }
+}
+
+@Suite struct PageFits {
+    @Test func aTallPageStandsCentredAndAWidePageLiesCentred() {
+        let screen = Rect(x: 0, y: 0, width: 1280, height: 800)
+        let a4 = PageFit(pageWidth: 595, pageHeight: 842, into: screen)
+        #expect(abs(a4.scale - 800 / 842) < 1e-9)
+        #expect(abs(a4.rect.minY) < 1e-9 && abs(a4.rect.minX - (1280 - 595 * 800 / 842) / 2) < 1e-9)
+        // A4 on its side is still narrower than 16:10: as tall as the screen. A strip wider than
+        // that spans the screen's width, with the desk above and below.
+        let landscape = PageFit(pageWidth: 842, pageHeight: 595, into: screen)
+        #expect(abs(landscape.rect.height - 800) < 1e-9 && abs(landscape.rect.minX - (1280 - 842 * 800 / 595) / 2) < 1e-9)
+        let strip = PageFit(pageWidth: 842, pageHeight: 400, into: screen)
+        #expect(abs(strip.rect.width - 1280) < 1e-9 && abs(strip.rect.minY - (800 - 400 * 1280 / 842) / 2) < 1e-9)
+        let p = Point(300, 400)
+        let back = a4.toPage(a4.toScreen(p))
+        #expect(abs(back.x - p.x) < 1e-9 && abs(back.y - p.y) < 1e-9)
+    }
+}
