@@ -22,8 +22,10 @@ public final class FrameRenderer {
     /// of one colour (a fraction of a screen); nil for plain paper, the background colour.
     private var backdrop: PageSnapshot?
     private var backdropElements: [UIElement] = []
-    /// Controls over the ink (buttons, toolbar, banners); transparent elsewhere.
+    /// Controls over the ink (buttons, toolbar, banners), on an image of the part of the screen
+    /// they cover (a toolbar's strip, not a screen); transparent elsewhere.
     private var chrome: ImageSurface?
+    private var chromeArea = Rect.empty
     private var chromeElements: [UIElement] = []
     private var chromeDamage: [Rect] = []
     private var canvasStale = false
@@ -32,6 +34,8 @@ public final class FrameRenderer {
     public var layerMemory: LayerMemory {
         LayerMemory(layers: layers.count, bytes: layers.values.reduce(0) { $0 + $1.bytes })
     }
+    /// The part of the screen the controls' image covers (for tests).
+    var chromeImageArea: Rect { chrome == nil ? .empty : chromeArea }
     /// The part of the screen each layer covers, in stroke order (for tests).
     var layerAreas: [Rect] { layers.sorted { $0.key < $1.key }.map(\.value.area) }
     private var previousOverlay: [Rect] = []
@@ -136,11 +140,30 @@ public final class FrameRenderer {
     @discardableResult
     public func setChrome(_ elements: [UIElement]) throws -> Bool {
         guard elements != chromeElements else { return false }
+        var needed = elements.reduce(Rect.empty) { $0.union($1.bounds) }.integral.intersection(bounds)
+        if needed.width < 1 || needed.height < 1 { needed = .empty }
+        var changed: [Rect]
         let surface: ImageSurface
-        if let chrome { surface = chrome } else { surface = try ImageSurface(size: size, format: .argb); chrome = surface }
-        let old = Set(chromeElements.indices.map { ElementKey(chromeElements[$0]) })
-        let new = Set(elements.indices.map { ElementKey(elements[$0]) })
-        let changed = old.symmetricDifference(new).map { $0.element.bounds.integral.intersection(bounds) }.filter { !$0.isEmpty }
+        if let chrome, !needed.isEmpty, chromeArea.intersection(needed) == needed, needed.area * 2 >= chromeArea.area {
+            surface = chrome
+            let old = Set(chromeElements.indices.map { ElementKey(chromeElements[$0]) })
+            let new = Set(elements.indices.map { ElementKey(elements[$0]) })
+            changed = old.symmetricDifference(new).map { $0.element.bounds.integral.intersection(bounds) }.filter { !$0.isEmpty }
+        } else {
+            // The controls reach beyond their image, or now need much less of it (a dialog closed):
+            // a new image of just their part, everything in it drawn, both parts repainted.
+            changed = [chromeArea, needed].filter { !$0.isEmpty }
+            chromeElements = elements
+            chromeArea = needed
+            guard !needed.isEmpty else {
+                chrome = nil
+                chromeDamage += changed
+                return true
+            }
+            surface = try ImageSurface(size: PixelSize(width: Int(needed.width), height: Int(needed.height)), format: .argb,
+                                       origin: Point(needed.minX, needed.minY))
+            chrome = surface
+        }
         chromeElements = elements
         let ctx = CairoContext(surface)
         for r in changed {
