@@ -34,9 +34,10 @@ public struct Exporter {
 
     /// Where the backdrop's page lies on the screen.
     public var pageFit: PageFit? {
-        backdrop.map { PageFit(pageWidth: $0.pageWidth, pageHeight: $0.pageHeight,
-                               into: Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))) }
+        backdrop.map { PageFit(pageWidth: $0.pageWidth, pageHeight: $0.pageHeight, into: screen) }
     }
+
+    private var screen: Rect { Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)) }
 
     /// The size of a vector file's page: the backdrop's page, else the screen's (1 px = 1 pt).
     private var vectorPage: (width: Double, height: Double) {
@@ -74,8 +75,7 @@ public struct Exporter {
     public func inkBounds(_ strokes: [Stroke], margin: Double) -> Rect? {
         let ink = strokes.reduce(Rect.empty) { $0.union($1.bounds) }
         guard !ink.isEmpty else { return nil }
-        let page = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
-        let r = ink.outset(by: margin).integral.intersection(page)
+        let r = ink.outset(by: margin).integral.intersection(screen)
         return r.isEmpty ? nil : r
     }
 
@@ -136,7 +136,7 @@ public struct Exporter {
                 cairo_scale(ctx.cr, 1 / fit.scale, 1 / fit.scale)
                 cairo_translate(ctx.cr, -fit.rect.minX, -fit.rect.minY)
             } else {
-                ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: Self.desk)
+                ctx.fill(screen, with: Self.desk)
                 if case .color(let c) = background {
                     ctx.fill(Rect(x: fit.rect.minX - origin.x, y: fit.rect.minY - origin.y, width: fit.rect.width, height: fit.rect.height), with: c)
                 }
@@ -148,9 +148,7 @@ public struct Exporter {
                 cairo_translate(ctx.cr, -origin.x, -origin.y)
             }
         } else {
-            if case .color(let c) = background {
-                ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: c)
-            }
+            if case .color(let c) = background { ctx.fill(screen, with: c) }
             cairo_translate(ctx.cr, -origin.x, -origin.y)
         }
         for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr, vector: vector) }

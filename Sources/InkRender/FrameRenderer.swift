@@ -35,7 +35,7 @@ public final class FrameRenderer {
         LayerMemory(layers: layers.count, bytes: layers.values.reduce(0) { $0 + $1.bytes })
     }
     /// The part of the screen the controls' image covers (for tests).
-    var chromeImageArea: Rect { chrome == nil ? .empty : chromeArea }
+    var chromeImageArea: Rect { chromeArea }
     /// The part of the screen each layer covers, in stroke order (for tests).
     var layerAreas: [Rect] { layers.sorted { $0.key < $1.key }.map(\.value.area) }
     private var previousOverlay: [Rect] = []
@@ -142,7 +142,7 @@ public final class FrameRenderer {
         guard elements != chromeElements else { return false }
         var needed = elements.reduce(Rect.empty) { $0.union($1.bounds) }.integral.intersection(bounds)
         if needed.width < 1 || needed.height < 1 { needed = .empty }
-        var changed: [Rect]
+        let changed: [Rect]
         let surface: ImageSurface
         if let chrome, !needed.isEmpty, chromeArea.intersection(needed) == needed, needed.area * 2 >= chromeArea.area {
             surface = chrome
@@ -153,10 +153,10 @@ public final class FrameRenderer {
             // The controls reach beyond their image, or now need much less of it (a dialog closed):
             // a new image of just their part, everything in it drawn, both parts repainted.
             changed = [chromeArea, needed].filter { !$0.isEmpty }
-            chromeElements = elements
             chromeArea = needed
             guard !needed.isEmpty else {
                 chrome = nil
+                chromeElements = elements
                 chromeDamage += changed
                 return true
             }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import InkCore
 import InkRender
@@ -47,14 +48,14 @@ public final class Worksheet: @unchecked Sendable {
         guard info.st_size <= limits.maxBytes else {
             throw fail(.tooLarge, "\(info.st_size / 1_048_576) MiB; worksheets may have at most \(limits.maxBytes / 1_048_576) MiB")
         }
-        guard try Self.startsLikeAPDF(path) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
+        guard Self.startsLikeAPDF(path) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
         let poppler: Poppler
         switch Poppler.shared {
         case .success(let p): poppler = p
         case .failure(let why): throw fail(.noPoppler, why.text)
         }
         var error: UnsafeMutableRawPointer?
-        guard let uri = poppler.filenameToURI(path.hasPrefix("/") ? path : Self.currentDirectory() + "/" + path, nil, &error) else {
+        guard let uri = poppler.filenameToURI(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, nil, &error) else {
             let message = poppler.take(error)?.message ?? "?"
             throw fail(.unreadable, "cannot name it as a URI: \(message)")
         }
@@ -96,7 +97,7 @@ public final class Worksheet: @unchecked Sendable {
         return WorksheetPage(number: number, page: page, worksheet: self, poppler: poppler)
     }
 
-    private static func startsLikeAPDF(_ path: String) throws -> Bool {
+    private static func startsLikeAPDF(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -105,12 +106,6 @@ public final class Worksheet: @unchecked Sendable {
         guard n >= 5 else { return false }
         let marker: [UInt8] = Array("%PDF-".utf8)
         return (0...(n - 5)).contains { i in head[i..<(i + 5)].elementsEqual(marker) }
-    }
-
-    private static func currentDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(cString: buffer)
     }
 }
 
