@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // Worksheets: PDF pages under the ink, drawn by poppler-glib (loaded at the first worksheet, not linked).
-        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender"]),
+        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", .product(name: "Crypto", package: "swift-crypto")]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
@@ -61,7 +61,7 @@ let package = Package(
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
-                                                "InkLoop", "InkAPI", "InkConfig", "CLinux"]),
+                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkWorksheet", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -157,8 +157,10 @@ extension KioskConfig {
             }
         }
         if let t = r.table("classroom", in: root, at: "") {
-            r.only(["save_dir", "palette", "widths"], in: t, at: "classroom")
+            r.only(["save_dir", "palette", "widths", "worksheets", "worksheets_usb"], in: t, at: "classroom")
             if let v = r.path("save_dir", in: t, at: "classroom") { s.saveDirectory = v }
+            if let v = r.path("worksheets", in: t, at: "classroom") { s.worksheetFolders[0] = v }
+            if let v = r.path("worksheets_usb", in: t, at: "classroom") { s.worksheetFolders.append(v) }
             if let v = t["palette"] {
                 if let colors = v.array?.enumerated().compactMap({ i, c -> RGBA? in
                     guard let text = c.string, let color = RGBA(hex: text) else {
@@ -176,7 +178,11 @@ extension KioskConfig {
             }
         }
         if let t = r.table("limits", in: root, at: "") {
-            r.only(["undo_depth", "page_cache_mb", "outbox_keep", "outbox_days", "saves_keep", "saves_days"], in: t, at: "limits")
+            r.only(["undo_depth", "page_cache_mb", "outbox_keep", "outbox_days", "saves_keep", "saves_days",
+                    "worksheet_mb", "worksheet_pages", "worksheets_listed"], in: t, at: "limits")
+            if let v = r.integer("worksheet_mb", in: t, at: "limits", 1...1024) { s.worksheetMaxMB = v }
+            if let v = r.integer("worksheet_pages", in: t, at: "limits", 1...1000) { s.worksheetMaxPages = v }
+            if let v = r.integer("worksheets_listed", in: t, at: "limits", 1...1000) { s.worksheetsListed = v }
             if let v = r.integer("undo_depth", in: t, at: "limits", 0...10_000) { s.undoDepth = v }
             if let v = r.integer("page_cache_mb", in: t, at: "limits", 0...4096) { s.pageCacheMB = v }
             if let v = r.integer("outbox_keep", in: t, at: "limits", 0...1_000_000) { s.outboxRetention.keep = v }

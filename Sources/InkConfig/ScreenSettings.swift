@@ -25,6 +25,12 @@ public struct ScreenSettings: Sendable, Equatable {
     /// The classroom palette, and its width choices (multiples of each tool's width).
     public var palette: [RGBA] = Palette.standard
     public var widths: [Double] = [0.5, 1, 2]
+    /// `[classroom] worksheets` and `worksheets_usb`: the folders the Worksheets list shows.
+    public var worksheetFolders = ["/var/lib/inkkiosk/worksheets"]
+    /// `[limits]`: a worksheet's size and pages at most, and how many files the list shows.
+    public var worksheetMaxMB = 32
+    public var worksheetMaxPages = 200
+    public var worksheetsListed = 60
     public static let defaultAPIAddress = "127.0.0.1:7300"
     /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
     /// nil: no host, the signature screen loops on its own.

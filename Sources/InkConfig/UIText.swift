@@ -28,6 +28,20 @@ public struct UIText: Sendable, Equatable {
     /// "%d" is the page count.
     public var saved = "Saved %d pages"
     public var notebookNotSaved = "The pages could not be saved (%@)."
+    public var worksheets = "Worksheets"
+    public var close = "Close"
+    /// "%d" is the page count.
+    public var worksheetPages = "%d pages"
+    /// "%@" is the folder.
+    public var noWorksheets = "No worksheets yet: put PDF files in %@"
+    /// "%@" is the worksheet's name.
+    public var openingWorksheet = "Opening %@…"
+    /// "%@" is what is wrong with the file.
+    public var worksheetProblem = "This worksheet cannot be opened: %@"
+    /// "%@" is the worksheet's name.
+    public var worksheetGone = "The worksheet %@ is no longer on this tablet: its ink is shown on blank pages."
+    /// "%@" is the reason; the notebook shown stays.
+    public var worksheetNotOpened = "The pages could not be saved (%@), so the worksheet was not opened."
     // Both
     /// "%@" is the reason, e.g. "No space left on device".
     public var storageWarning = "Cannot save to disk (%@). Drawing continues; new ink is kept in memory."
@@ -42,6 +56,9 @@ public struct UIText: Sendable, Equatable {
          ("undo", \.undo), ("redo", \.redo), ("clear_page", \.clearPage),
          ("confirm_clear", \.confirmClear), ("confirm_yes", \.confirmYes), ("confirm_no", \.confirmNo),
          ("new_page", \.newPage), ("save", \.save), ("saved", \.saved), ("notebook_not_saved", \.notebookNotSaved),
+         ("worksheets", \.worksheets), ("close", \.close), ("worksheet_pages", \.worksheetPages), ("no_worksheets", \.noWorksheets),
+         ("opening_worksheet", \.openingWorksheet), ("worksheet_problem", \.worksheetProblem), ("worksheet_gone", \.worksheetGone),
+         ("worksheet_not_opened", \.worksheetNotOpened),
          ("storage_warning", \.storageWarning)]
     }
 

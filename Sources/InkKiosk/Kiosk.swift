@@ -124,7 +124,8 @@ public final class Kiosk {
         var pipelineOptions = options.screen.pipelineOptions(options.pipeline)
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
-        screen = options.screen.makeScreen(metrics: metrics)
+        // A classroom's worksheets are read and drawn by poppler on a thread of their own.
+        screen = options.screen.makeScreen(metrics: metrics, sheets: options.screen.mode == .classroom ? try BackgroundChores.onThread() : .inline())
         if options.screen.mode == .signature {
             // A crash or power cut during an Accept leaves a hidden `.ID.partial/`; no host may take it for a capture.
             do {
@@ -325,16 +326,15 @@ public final class Kiosk {
     /// (after a restart too) shows it within a frame; stops when the page cache is three-quarters full.
     private func paintPagesAhead() {
         guard !paintingAhead, pipeline.pageChanges != nothingToPaintAt else { return }
-        let generation = pipeline.renderer.backdropGeneration
         guard pipeline.snapshots.bytes < pipeline.snapshots.budget * 3 / 4,
-              let next = pipeline.pagesToPaint().first(where: { !paintedAhead.contains([$0.page, $0.revision, generation]) })
+              let next = pipeline.pagesToPaint().first(where: { !paintedAhead.contains([$0.page, $0.revision, $0.paper.backdrop]) })
         else {
             nothingToPaintAt = pipeline.pageChanges
             return
         }
-        paintedAhead.insert([next.page, next.revision, generation])
+        paintedAhead.insert([next.page, next.revision, next.paper.backdrop])
         paintingAhead = true
-        let backdrop = pipeline.renderer.backdropSnapshot(), strokes = next.strokes
+        let backdrop = next.paper, strokes = next.strokes
         chores.run({ try FrameRenderer.paintPage(strokes, backdrop: backdrop) }) { [unowned self] outcome in
             paintingAhead = false
             if case .success(let snapshot) = outcome { pipeline.keepPainted(snapshot, page: next.page, revision: next.revision) }

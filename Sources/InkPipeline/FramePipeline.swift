@@ -36,6 +36,9 @@ public final class FramePipeline {
     /// change when this does (the page on screen is never painted ahead).
     public private(set) var pageChanges = 0
     public var document: Document { notebook.page }
+    /// Worksheet pages' papers (the PDF page on its desk) by notebook page, kept for the page
+    /// shown and its neighbours (`keepPapers`); a page without one shows the screen's paper.
+    public private(set) var papers: [Int: PageSnapshot] = [:]
     /// Presses on on-screen controls since the screen last looked (`takePresses`).
     private var presses: [Press] = []
     public let renderer: FrameRenderer
@@ -101,6 +104,7 @@ public final class FramePipeline {
         keepSnapshotOfPageShown()
         notebook.addPage()
         pageChanges += 1   // the page left may not have been kept
+        renderer.setPagePaper(papers[notebook.current])
         renderer.showAnotherDocument()
         needsFrame = true
     }
@@ -109,8 +113,40 @@ public final class FramePipeline {
         guard page != notebook.current, notebook.pages.indices.contains(page) else { return }
         keepSnapshotOfPageShown()
         notebook.turn(to: page)
+        renderer.setPagePaper(papers[page])
         renderer.showAnotherDocument(snapshots.take(page, revision: document.revision))
         needsFrame = true
+    }
+
+    /// A new notebook on a worksheet's pages, the first one shown (their papers come later, `setPaper`).
+    public func open(_ sheet: WorksheetRef) {
+        notebook.open(sheet)
+        snapshots.removeAll()
+        papers.removeAll()
+        renderer.setPagePaper(nil)
+        renderer.showAnotherDocument()
+        needsFrame = true
+    }
+
+    /// Page `page`'s paper arrives (rendered elsewhere); the page shown repaints on it.
+    public func setPaper(_ paper: PageSnapshot, forPage page: Int) {
+        guard notebook.worksheetPage(at: page) != nil, paper.size == renderer.size else { return }
+        papers[page] = paper
+        pageChanges += 1
+        if page == notebook.current, renderer.setPagePaper(paper) { needsFrame = true }
+    }
+
+    /// Keeps the papers of the pages within `distance` of the one shown, and drops the others
+    /// (a paper is about a screen of pixels, compressed).
+    public func keepPapers(within distance: Int) {
+        for page in papers.keys where abs(page - notebook.current) > distance { papers[page] = nil }
+    }
+
+    /// Every paper goes, and the page shown is drawn on the screen's own (the worksheet's file is gone).
+    public func dropPapers() {
+        papers.removeAll()
+        pageChanges += 1
+        if renderer.setPagePaper(nil) { needsFrame = true }
     }
 
     /// The page being left, as the screen shows it: unless a stroke is being drawn or a change
@@ -128,23 +164,33 @@ public final class FramePipeline {
         snapshots.keep(snapshot, page: notebook.current, revision: document.revision)
     }
 
-    /// Pages not on screen and not kept: what `paintPagesAhead` should paint, nearest first.
-    public func pagesToPaint() -> [(page: Int, revision: Int, strokes: [Stroke])] {
+    /// Pages not on screen and not kept: what `paintPagesAhead` should paint, nearest first,
+    /// each with the paper it goes on (a worksheet page whose paper is not here yet waits for it).
+    public func pagesToPaint() -> [(page: Int, revision: Int, strokes: [Stroke], paper: PageSnapshot)] {
         notebook.pages.indices
             .filter { $0 != notebook.current && !snapshots.has($0) && !notebook.pages[$0].isEmpty }
+            .filter { papers[$0] != nil || notebook.worksheetPage(at: $0) == nil }
             .sorted { abs($0 - notebook.current) < abs($1 - notebook.current) }
-            .map { ($0, notebook.pages[$0].revision, notebook.pages[$0].strokes) }
+            .map { ($0, notebook.pages[$0].revision, notebook.pages[$0].strokes, paper(for: $0)) }
     }
+
+    /// What page `page` is painted on: its worksheet page, else the screen's own paper.
+    private func paper(for page: Int) -> PageSnapshot { papers[page] ?? renderer.backdropSnapshot() }
 
     /// A page painted elsewhere arrives: kept if the page is still off screen and unchanged.
     public func keepPainted(_ snapshot: PageSnapshot, page: Int, revision: Int) {
         guard page != notebook.current, notebook.pages.indices.contains(page),
-              notebook.pages[page].revision == revision, snapshot.backdrop == renderer.backdropGeneration else { return }
+              notebook.pages[page].revision == revision,
+              snapshot.backdrop == (papers[page]?.backdrop ?? renderer.backdropGeneration) else { return }
         snapshots.keep(snapshot, page: page, revision: revision)
     }
 
     /// Starts over with one blank page, not undoably (a signature that was accepted or abandoned).
-    public func startOver() { notebook.reset(); snapshots.removeAll(); renderer.showAnotherDocument(); needsFrame = true }
+    public func startOver() {
+        notebook.reset(); snapshots.removeAll(); papers.removeAll()
+        renderer.setPagePaper(nil)
+        renderer.showAnotherDocument(); needsFrame = true
+    }
 
     /// Input devices by id (a capture names the pen that signed).
     public private(set) var deviceNames: [Int: String] = [:]
@@ -170,6 +216,8 @@ public final class FramePipeline {
         deviceNames.merge(devices) { live, _ in live }
         notebook.restore(edits)
         snapshots.removeAll()
+        papers.removeAll()
+        renderer.setPagePaper(nil)
         renderer.showAnotherDocument()
         needsFrame = true
     }

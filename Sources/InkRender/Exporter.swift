@@ -25,16 +25,40 @@ public struct Exporter {
     /// (`PageFit`, the desk's grey around it); SVG and PDF are the page at its own size, in
     /// points, as vectors, with the ink scaled onto it.
     public var backdrop: PageBackdrop?
+    /// The part of the screen the page is fitted into (the kiosk's, below its toolbar); nil: all of it.
+    public var pageArea: Rect?
     /// Around a fitted page: the desk it lies on.
     public static let desk = RGBA(0.82, 0.82, 0.80, 1)
 
-    public init(size: PixelSize, background: Background = .color(.white), backdrop: PageBackdrop? = nil) {
-        self.size = size; self.background = background; self.backdrop = backdrop
+    public init(size: PixelSize, background: Background = .color(.white), backdrop: PageBackdrop? = nil, pageArea: Rect? = nil) {
+        self.size = size; self.background = background; self.backdrop = backdrop; self.pageArea = pageArea
     }
 
     /// Where the backdrop's page lies on the screen.
     public var pageFit: PageFit? {
-        backdrop.map { PageFit(pageWidth: $0.pageWidth, pageHeight: $0.pageHeight, into: screen) }
+        backdrop.map { PageFit(pageWidth: $0.pageWidth, pageHeight: $0.pageHeight, into: pageArea ?? screen) }
+    }
+
+    /// The desk with the page fitted on it, as the screen shows it under the ink (XRGB, the
+    /// screen's size): a worksheet page's paper, kept as a `PageSnapshot` numbered by `PaperIDs`.
+    public func paper() throws -> PageSnapshot {
+        let surface = try ImageSurface(size: size, format: .xrgb)
+        draw([], on: surface.surface)
+        cairo_surface_flush(surface.surface)
+        return PageSnapshot(of: surface, backdrop: PaperIDs.next())
+    }
+
+    /// The page fitted into `size` (a list's thumbnail), without the desk around it.
+    public static func thumbnail(_ page: PageBackdrop, height: Int) throws -> ImageSurface {
+        let fit = PageFit(pageWidth: page.pageWidth, pageHeight: page.pageHeight,
+                          into: Rect(x: 0, y: 0, width: Double(height) * 4, height: Double(height)))
+        let image = try ImageSurface(size: PixelSize(width: max(1, Int(fit.rect.width.rounded())), height: height), format: .argb)
+        let ctx = CairoContext(image)
+        ctx.fill(Rect(x: 0, y: 0, width: Double(image.size.width), height: Double(height)), with: .white)
+        cairo_scale(ctx.cr, fit.scale, fit.scale)
+        page.draw(in: ctx.cr, printing: false)
+        cairo_surface_flush(image.surface)
+        return image
     }
 
     private var screen: Rect { Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)) }
@@ -102,21 +126,31 @@ public struct Exporter {
 
     /// One PDF page per drawing, in order (a classroom notebook).
     public func pdf(pages: [[Stroke]], to path: String) throws {
-        guard let surface = cairo_pdf_surface_create(path, vectorPage.width, vectorPage.height) else {
+        try Self.pdf(sheets: pages.map { (self, $0) }, to: path)
+    }
+
+    /// One PDF page per drawing, each with its own exporter (a worksheet's page under the ink,
+    /// or none): each page has its backdrop's size.
+    public static func pdf(sheets: [(exporter: Exporter, strokes: [Stroke])], to path: String) throws {
+        let first = sheets.first?.exporter.vectorPage ?? (width: 1, height: 1)
+        guard let surface = cairo_pdf_surface_create(path, first.width, first.height) else {
             throw RenderError("cannot create \(path)")
         }
-        try finish(surface, pages, path)
+        try finish(surface, sheets, path)
     }
 
     private func finish(_ surface: OpaquePointer, _ strokes: [Stroke], _ path: String) throws {
-        try finish(surface, [strokes], path)
+        try Self.finish(surface, [(self, strokes)], path)
     }
 
-    private func finish(_ surface: OpaquePointer, _ pages: [[Stroke]], _ path: String) throws {
+    private static func finish(_ surface: OpaquePointer, _ pages: [(exporter: Exporter, strokes: [Stroke])], _ path: String) throws {
         defer { cairo_surface_destroy(surface) }
-        for (i, strokes) in pages.enumerated() {
+        for (i, page) in pages.enumerated() {
             if i > 0 { cairo_surface_show_page(surface) }
-            draw(strokes, on: surface, vector: true)
+            if cairo_surface_get_type(surface) == CAIRO_SURFACE_TYPE_PDF {
+                cairo_pdf_surface_set_size(surface, page.exporter.vectorPage.width, page.exporter.vectorPage.height)
+            }
+            page.exporter.draw(page.strokes, on: surface, vector: true)
         }
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
@@ -136,7 +170,7 @@ public struct Exporter {
                 cairo_scale(ctx.cr, 1 / fit.scale, 1 / fit.scale)
                 cairo_translate(ctx.cr, -fit.rect.minX, -fit.rect.minY)
             } else {
-                ctx.fill(screen, with: Self.desk)
+                ctx.fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: Self.desk)
                 if case .color(let c) = background {
                     ctx.fill(Rect(x: fit.rect.minX - origin.x, y: fit.rect.minY - origin.y, width: fit.rect.width, height: fit.rect.height), with: c)
                 }

@@ -22,6 +22,8 @@ public final class FrameRenderer {
     /// of one colour (a fraction of a screen); nil for plain paper, the background colour.
     private var backdrop: PageSnapshot?
     private var backdropElements: [UIElement] = []
+    /// The page's own paper (a worksheet's page on its desk), over the screen's backdrop.
+    private var pagePaper: PageSnapshot?
     /// Controls over the ink (buttons, toolbar, banners), on an image of the part of the screen
     /// they cover (a toolbar's strip, not a screen); transparent elsewhere.
     private var chrome: ImageSurface?
@@ -67,7 +69,7 @@ public final class FrameRenderer {
     /// from the document.
     public func showAnotherDocument(_ snapshot: PageSnapshot? = nil) {
         layers.removeAll()
-        if let snapshot, snapshot.backdrop == backdropGeneration, snapshot.size == size {
+        if let snapshot, snapshot.backdrop == paperID, snapshot.size == size {
             snapshot.restore(into: canvas)
             canvasStale = false
             firstFrame = true
@@ -80,16 +82,30 @@ public final class FrameRenderer {
     /// being drawn on it.
     public func snapshotCanvas() -> PageSnapshot? {
         guard !canvasStale, layers.isEmpty else { return nil }
-        return PageSnapshot(of: canvas, backdrop: backdropGeneration)
+        return PageSnapshot(of: canvas, backdrop: paperID)
     }
 
     /// Counts backdrop changes (a snapshot painted on another backdrop is not shown).
     public private(set) var backdropGeneration = 0
 
-    /// The paper and its decorations, for painting a page elsewhere (`paintPage`).
+    /// Which paper the canvas is painted on: the page's own (a worksheet page's number from
+    /// `PaperIDs`), else the backdrop's generation. A page's snapshot on other paper is useless.
+    public var paperID: Int { pagePaper?.backdrop ?? backdropGeneration }
+
+    /// The screen's paper and its decorations (not a page's own), for painting a page elsewhere (`paintPage`).
     public func backdropSnapshot() -> PageSnapshot {
         if let backdrop { return backdrop }
         return PageSnapshot(size: size, pixel: Self.word(of: background), backdrop: backdropGeneration)
+    }
+
+    /// The paper of the page shown: a worksheet's page (made by `WorksheetPaper`), or nil for
+    /// the screen's own; a change repaints the canvas. Set it before `showAnotherDocument`.
+    @discardableResult
+    public func setPagePaper(_ paper: PageSnapshot?) -> Bool {
+        guard paper?.backdrop != pagePaper?.backdrop else { return false }
+        pagePaper = paper.flatMap { $0.size == size ? $0 : nil }
+        canvasStale = true
+        return true
     }
 
     /// The 32-bit XRGB word cairo writes for `color` (what a fill of the canvas leaves).
@@ -101,7 +117,7 @@ public final class FrameRenderer {
 
     /// The paper under `r` (whole pixels) on the canvas.
     private func paintPaper(in r: Rect, _ ctx: CairoContext) {
-        if let backdrop { backdrop.restore(into: canvas, in: r) } else { ctx.fill(r, with: background) }
+        if let paper = pagePaper ?? backdrop { paper.restore(into: canvas, in: r) } else { ctx.fill(r, with: background) }
     }
 
     /// A page's canvas painted from its strokes on `backdrop`, on any thread: what a page that

@@ -8,6 +8,8 @@ public enum UIElement: Sendable, Equatable {
     case text(String, in: Rect, size: Double, color: RGBA, align: TextAlign = .center, bold: Bool = false)
     case line(from: Point, to: Point, width: Double, color: RGBA)
     case dot(center: Point, radius: Double, color: RGBA, ring: RGBA? = nil)
+    /// A picture (a worksheet's first page in a list), scaled to fit the rectangle, centred.
+    case image(UIImage, in: Rect)
 
     /// The pixels it may touch.
     public var bounds: Rect {
@@ -16,8 +18,18 @@ public enum UIElement: Sendable, Equatable {
         case .text(_, let r, _, _, _, _): return r
         case .line(let a, let b, let w, _): return Rect.bounding([a, b]).outset(by: w)
         case .dot(let c, let radius, _, _): return Rect.bounding([c]).outset(by: radius + 3)
+        case .image(_, let r): return r
         }
     }
 }
 
 public enum TextAlign: Sendable, Equatable { case leading, center, trailing }
+
+/// A picture for the controls, compared by identity (the same picture is not redrawn).
+public final class UIImage: @unchecked Sendable, Equatable {
+    /// Only read once made.
+    let surface: ImageSurface
+    public init(_ surface: ImageSurface) { self.surface = surface }
+    public var size: PixelSize { surface.size }
+    public static func == (a: UIImage, b: UIImage) -> Bool { a === b }
+}

@@ -43,6 +43,16 @@ public enum UIPainter {
                 cairo_set_line_width(cr, 3)
                 cairo_stroke(cr)
             }
+        case let .image(image, r):
+            let w = Double(image.size.width), h = Double(image.size.height)
+            guard w > 0, h > 0 else { return }
+            let scale = min(r.width / w, r.height / h)
+            cairo_rectangle(cr, r.minX, r.minY, r.width, r.height)
+            cairo_clip(cr)
+            cairo_translate(cr, r.minX + (r.width - w * scale) / 2, r.minY + (r.height - h * scale) / 2)
+            cairo_scale(cr, scale, scale)
+            cairo_set_source_surface(cr, image.surface.surface, 0, 0)
+            cairo_paint(cr)
         }
     }
 

@@ -9,7 +9,7 @@ import InkCore
 /// which restarts at boot: each process writes a `session` record first, pairing that clock
 /// with the wall clock, so a later process can bring the times onto its own clock.
 struct JournalEntry: Codable, Equatable {
-    var op: String                      // "stroke", "placed", "erase", "undo", "redo", "clear", "add-page", "turn", "session"
+    var op: String                      // "stroke", "placed", "erase", "undo", "redo", "clear", "add-page", "turn", "session", "worksheet"
     var page: Int?                      // the page an edit is on (absent: the first)
     var device: String?                 // the name of the device that drew a stroke
     var finger: Bool?                   // drawn by a finger (else a pen)
@@ -23,13 +23,17 @@ struct JournalEntry: Codable, Equatable {
     var nib: [Double]?                  // thickness, lock altitude, fallback angle
     var samples: [[Double]]?
     var ids: [Int]?
+    var sha256: String?                 // a worksheet's content, file, title and page count
+    var file: String?
+    var title: String?
+    var pages: Int?
     /// A stroke's brush numbers (colour, width, nib, pressure curve) and samples, written after
     /// the JSON as a `SampleBlock`: parsing JSON numbers is most of what reading a journal costs.
     var packedBrush: [Double]?
     var packed: [Sample]?
 
     private enum CodingKeys: String, CodingKey {
-        case op, page, device, finger, wall, mono, id, tool, color, width, curve, nib, samples, ids
+        case op, page, device, finger, wall, mono, id, tool, color, width, curve, nib, samples, ids, sha256, file, title, pages
     }
 
     init(_ edit: NotebookEdit, deviceName: (Int) -> String? = { _ in nil }) {
@@ -43,6 +47,9 @@ struct JournalEntry: Codable, Equatable {
             }
         case .addPage: self.init(op: "add-page")
         case .turn(let index): self.init(op: "turn"); page = index
+        case .openWorksheet(let sheet):
+            self.init(op: "worksheet")
+            sha256 = sheet.sha256; file = sheet.file; title = sheet.title; pages = sheet.pages
         }
     }
 
@@ -83,6 +90,9 @@ struct JournalEntry: Codable, Equatable {
         switch op {
         case "add-page": return .addPage
         case "turn": return .turn(to: index)
+        case "worksheet":
+            guard let sha256, WorksheetRef.isDigest(sha256), let file, let pages, (1...Notebook.maxPages).contains(pages) else { return nil }
+            return .openWorksheet(WorksheetRef(sha256: sha256, file: file, title: title ?? "", pages: pages))
         default: return documentEdit(&context).map { .page(index, $0) }
         }
     }

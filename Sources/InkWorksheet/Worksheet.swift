@@ -18,9 +18,10 @@ public struct WorksheetError: Error, CustomStringConvertible, Equatable {
 public final class Worksheet: @unchecked Sendable {
     /// What a kiosk opens at most: bigger files or more pages are refused with a message.
     public struct Limits: Sendable, Equatable {
-        public var maxBytes = 64 << 20
-        public var maxPages = 1000
+        public var maxBytes = 32 << 20
+        public var maxPages = 200
         public init() {}
+        public init(maxMB: Int, maxPages: Int) { maxBytes = maxMB << 20; self.maxPages = maxPages }
     }
 
     public let path: String
@@ -30,8 +31,7 @@ public final class Worksheet: @unchecked Sendable {
     /// What a list of worksheets shows: the title, else the file's name without `.pdf`.
     public var name: String {
         if let title, !title.isEmpty { return title }
-        let file = path.split(separator: "/").last.map(String.init) ?? path
-        return file.lowercased().hasSuffix(".pdf") ? String(file.dropLast(4)) : file
+        return Self.fileName(path)
     }
 
     private let poppler: Poppler

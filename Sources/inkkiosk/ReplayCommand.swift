@@ -42,6 +42,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "With --worksheet: the page the recording was written on (1 = the first).")
     var page: Int?
 
+    @Option(name: .customLong("page-area"), help: "With --worksheet: the part of the screen the page is fitted into, WxH+X+Y, as the kiosk logs it when it opens a worksheet (the classroom's page lies below its toolbar); default: the whole screen.")
+    var pageArea: String?
+
     @OptionGroup var ink: InkOptions
 
     @Option(help: "Also write rendered frames as PNG into this directory.")
@@ -67,12 +70,25 @@ struct ReplayCommand: ParsableCommand {
             guard worksheet != nil else { throw ValidationError("--page needs --worksheet") }
             guard page >= 1 else { throw ValidationError("--page counts from 1 (got \(page))") }
         }
+        if let pageArea {
+            guard worksheet != nil else { throw ValidationError("--page-area needs --worksheet") }
+            guard Self.area(pageArea) != nil else { throw ValidationError("--page-area must be WxH+X+Y, e.g. 1920x1004+0+76 (got \(pageArea))") }
+        }
+    }
+
+    /// "WxH+X+Y" as a rectangle (positive size, non-negative corner).
+    static func area(_ text: String) -> Rect? {
+        let parts = text.split(whereSeparator: { $0 == "x" || $0 == "+" }).map { Double($0) }
+        guard parts.count == 4, text.contains("x"), let w = parts[0], let h = parts[1], let x = parts[2], let y = parts[3],
+              w >= 1, h >= 1, x >= 0, y >= 0 else { return nil }
+        return Rect(x: x, y: y, width: w, height: h)
     }
 
     func run() throws {
         // A worksheet that cannot be used stops the replay before it starts.
         let sheetPage: WorksheetPage? = try worksheet.map { path in
-            do { return try Worksheet(path: path).page(page ?? 1) } catch let e as WorksheetError {
+            // Any worksheet a kiosk could open at all (the config's limits are a kiosk's).
+            do { return try Worksheet(path: path, limits: Worksheet.Limits(maxMB: 1024, maxPages: 1000)).page(page ?? 1) } catch let e as WorksheetError {
                 throw CleanExit.message("worksheet \(e)", code: 1)
             }
         }
@@ -103,7 +119,8 @@ struct ReplayCommand: ParsableCommand {
             ?? Replay(stream: input.stream(), settings: ink.settings(screen: size), options: options)
         let (pipeline, played) = try input.reportingBadLines { try replay.run(on: display, screen: screen) }
         var result = played
-        let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg, backdrop: sheetPage) }
+        let area = pageArea.flatMap(Self.area)
+        let exporter = { (bg: Exporter.Background) in Exporter(size: size, background: bg, backdrop: sheetPage, pageArea: area) }
         var written: [String] = []
         if let png {
             switch background {

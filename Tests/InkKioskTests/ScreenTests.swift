@@ -14,7 +14,7 @@ private let touch = DeviceInfo(id: 2, kind: .touch, name: "Test Touch", widthMM:
 
 /// The kiosk's loop without the kernel: events into the pipeline, the screen acts on presses,
 /// a frame is drawn, and the journal keeps every edit.
-private final class Booth {
+final class Booth {
     let pipeline: FramePipeline
     let display: OffscreenDisplay
     let screen: KioskScreen
@@ -300,7 +300,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         let screen = try #require(booth.screen as? ClassroomScreen)
         try booth.png("classroom-toolbar")
         let controls = screen.layout(booth.pipeline).controls
-        #expect(controls.count == 15)
+        #expect(controls.count == 16)
         for c in controls { #expect(min(c.rect.width, c.rect.height) >= 9 * 4, "\(c.action) is \(c.rect)") }
         // The toolbar is drawn: labels are dark on the light bar.
         #expect(booth.shown.inkCount(x0: 0, y0: 0, x1: 1280, y1: Int(screen.layout(booth.pipeline).toolbar.maxY)) > 500)

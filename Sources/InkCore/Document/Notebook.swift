@@ -3,6 +3,8 @@
 public struct Notebook: Sendable {
     public private(set) var pages: [Document]
     public private(set) var current = 0
+    /// The worksheet whose pages lie under the first pages, if the notebook was opened on one.
+    public private(set) var worksheet: WorksheetRef?
     /// How many steps undo reaches back on each page.
     public let undoDepth: Int
     /// Edits not yet handed to the journal, in order.
@@ -52,7 +54,27 @@ public struct Notebook: Sendable {
     public mutating func reset() {
         pages = [Document(undoDepth: undoDepth)]
         current = 0
+        worksheet = nil
         edits.removeAll()
+    }
+
+    /// Starts a new notebook on `sheet`: one empty page per worksheet page, the first shown.
+    /// The pages before are gone (the screen saves them first).
+    public mutating func open(_ sheet: WorksheetRef) {
+        leave()
+        collectPageEdits()
+        (pages, current, worksheet) = Self.pages(for: sheet, undoDepth: undoDepth)
+        edits.append(.openWorksheet(sheet))
+    }
+
+    private static func pages(for sheet: WorksheetRef, undoDepth: Int) -> ([Document], Int, WorksheetRef) {
+        (Array(repeating: Document(undoDepth: undoDepth), count: min(max(sheet.pages, 1), maxPages)), 0, sheet)
+    }
+
+    /// The worksheet page (1 for the first) under notebook page `index`; nil for a blank page.
+    public func worksheetPage(at index: Int) -> Int? {
+        guard let worksheet, index >= 0, index < worksheet.pages else { return nil }
+        return index + 1
     }
 
     private mutating func leave() {
@@ -77,8 +99,13 @@ public struct Notebook: Sendable {
     public mutating func restore(_ journal: [NotebookEdit]) {
         var perPage: [[DocumentEdit]] = [[]]
         var shown = 0
+        var sheet: WorksheetRef?
         for edit in journal {
             switch edit {
+            case .openWorksheet(let ref):
+                perPage = Array(repeating: [], count: min(max(ref.pages, 1), Self.maxPages))
+                shown = 0
+                sheet = ref
             case .addPage:
                 guard perPage.count < Self.maxPages else { continue }
                 perPage.append([])
@@ -97,6 +124,7 @@ public struct Notebook: Sendable {
             return d
         }
         current = shown
+        worksheet = sheet
         edits.removeAll()
     }
 }
@@ -105,9 +133,10 @@ extension Notebook {
     /// The shortest edits that rebuild this notebook: every page's ink and undo history, and
     /// the page on screen (what a compacted journal holds). Strokes still being drawn are not in it.
     public func compacted() -> [NotebookEdit] {
-        var out: [NotebookEdit] = []
+        var out: [NotebookEdit] = worksheet.map { [.openWorksheet($0)] } ?? []
+        let given = worksheet.map { min(max($0.pages, 1), Self.maxPages) } ?? 1
         for (index, page) in pages.enumerated() {
-            if index > 0 { out.append(.addPage) }
+            if index >= given { out.append(.addPage) }
             out += page.compacted().map { .page(index, $0) }
         }
         if current != pages.count - 1 { out.append(.turn(to: current)) }
@@ -120,4 +149,6 @@ public enum NotebookEdit: Sendable, Equatable {
     case page(Int, DocumentEdit)
     case addPage
     case turn(to: Int)
+    /// A new notebook on a worksheet's pages (the pages before are gone).
+    case openWorksheet(WorksheetRef)
 }

@@ -5,6 +5,7 @@ import InkCore
 import InkStorage
 import InkRender
 import InkPipeline
+import InkWorksheet
 
 /// Classroom mode: a toolbar a child's finger can use (tools, colours, width, undo, redo,
 /// clear with confirmation, pages, save), over a notebook of pages.
@@ -18,11 +19,13 @@ public final class ClassroomScreen: KioskScreen {
         public var palette: [RGBA] = Palette.standard
         /// Width choices, as multiples of each tool's configured width.
         public var widths: [Double] = [0.5, 1, 2]
+        /// Where the Worksheets list looks, and what it opens at most.
+        public var worksheets = WorksheetShelf(folders: ["/var/lib/inkkiosk/worksheets"])
         public init() {}
     }
 
     public let settings: Settings
-    private let style: ScreenStyle
+    let style: ScreenStyle
     private var presses = ControlPresses()
     /// Each tool's brush as configured: the width choices scale it.
     private var baseBrushes: [ToolKind: Brush] = [:]
@@ -31,27 +34,45 @@ public final class ClassroomScreen: KioskScreen {
     public private(set) var confirmingClear = false
     /// Pages are being rendered and written elsewhere; drawing goes on.
     public private(set) var saving = false
-    private var message: Notice?
+    var message: Notice?
     public var storageWarning: String?
-    public var wakeFD: Int32? { nil }
+    /// Worksheets are listed, opened and their pages drawn by poppler on a thread of their own.
+    public var wakeFD: Int32? { sheets.wakeFD }
     /// Files written by the last save.
     public private(set) var lastSaved: [String] = []
+    /// The notebook's pages' revisions when they were last saved (nil: never): what is unsaved.
+    var savedRevisions: [Int]?
+    /// poppler's thread: the list, the worksheet's document, its pages' papers.
+    let sheets: BackgroundChores
+    /// The worksheets list while it is open.
+    var shelf: ShelfPanel?
+    /// The worksheet under the notebook, open on `sheets`' thread.
+    var opened: OpenedWorksheet?
+    /// A worksheet chosen and loaded, waiting for the notebook shown to be saved first.
+    var pendingSheet: OpenedWorksheet?
+    /// A restored notebook's worksheet that was looked for (and not found); not looked for again.
+    var lookedFor: String?
+    var loadingSheet = false
 
     static let tools: [ToolKind] = [.pen, .calligraphy, .highlighter, .eraser]
 
-    public init(settings: Settings, metrics: ScreenMetrics) {
+    /// `sheets`: where poppler runs (`BackgroundChores.onThread()` in the kiosk; inline in tests).
+    public init(settings: Settings, metrics: ScreenMetrics, sheets: BackgroundChores = .inline()) {
         self.settings = settings
+        self.sheets = sheets
         style = ScreenStyle(metrics: metrics, buttonMM: settings.buttonMM)
     }
 
     public func update(_ context: ScreenContext) throws {
         let pipeline = context.pipeline
         if baseBrushes.isEmpty { baseBrushes = pipeline.interaction.settings.brushes }
+        sheets.deliver()
         for press in pipeline.takePresses() {
             let layout = self.layout(pipeline)
             if let action = presses.handle(press, controls: layout.controls) { perform(action, context) }
         }
         if !pipeline.document.active.isEmpty { message = nil }
+        keepWorksheetPapers(context)
         try show(pipeline)
     }
 
@@ -78,6 +99,10 @@ public final class ClassroomScreen: KioskScreen {
         case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1)
         case .addPage: pipeline.addPage()
         case .save: if !saving { save(context) }
+        case .openWorksheets: if shelf == nil { openShelf(context) } else { shelf = nil }
+        case .closeWorksheets: shelf = nil
+        case .chooseWorksheet(let i): choose(i, context)
+        case .worksheetRows(let forward): shelf?.turn(forward: forward)
         case .clear, .accept, .cancel: break
         }
     }
@@ -96,50 +121,67 @@ public final class ClassroomScreen: KioskScreen {
         }
     }
 
-    /// Every page as a PNG, and all of them in one PDF, into the save directory.
-    private func save(_ context: ScreenContext) {
+    /// Every page as a PNG, and all of them in one PDF, into the save directory; a worksheet's
+    /// pages lie under their ink. `then` runs once the files are written (true) or not (false).
+    func save(_ context: ScreenContext, then: ((Bool) -> Void)? = nil) {
         let pipeline = context.pipeline
-        let base = "\(settings.saveDirectory)/notebook-\(localTimestamp(Date(), dateTimeSeparator: "-"))"
+        let sheet = pipeline.notebook.worksheet
+        let stem = sheet.map { SaveName.stem($0.title) } ?? "notebook"
+        let base = "\(settings.saveDirectory)/\(stem)-\(localTimestamp(Date(), dateTimeSeparator: "-"))"
         let size = pipeline.display.size, directory = settings.saveDirectory
         // The pages as they are now; rendering and writing them happens elsewhere while the class draws on.
-        let pages = pipeline.notebook.pages.map(\.strokes)
+        let pages = pipeline.notebook.pages.map(\.strokes), revisions = pipeline.notebook.pages.map(\.revision)
+        let under = sheet.map { SavedWorksheet(ref: $0, file: opened?.ref.sha256 == $0.sha256 ? opened?.file : nil,
+                                               area: pageArea, limits: settings.worksheets.limits) }
         saving = true
         message = Notice(settings.text.saving)
         let retention = settings.retention
-        context.chores.run({ () -> (paths: [String], pruned: String?) in
-            let paths = try Self.write(pages, size: size, to: directory, base: base)
-            return (paths, retention.pruneNote(directory, what: "saves"))
+        context.chores.run({ () -> (paths: [String], pruned: String?, note: String?) in
+            let written = try Self.write(pages, size: size, to: directory, base: base, worksheet: under)
+            return (written.paths, retention.pruneNote(directory, what: "saves"), written.note)
         }) { [weak self] written in
-            if case .success(let w) = written, let note = w.pruned { context.log(note) }
+            if case .success(let w) = written {
+                if let note = w.pruned { context.log(note) }
+                if let note = w.note { context.log(note) }
+            }
             let outcome = written.map(\.paths)
             guard let self else { return }
             saving = false
             switch outcome {
             case .success(let paths):
                 lastSaved = paths
+                if pipeline.notebook.pages.count == revisions.count { savedRevisions = revisions }
                 message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
                 context.log("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
+                then?(true)
             case .failure(let error):
                 message = Notice(UIText.format(settings.text.notebookNotSaved, StorageError.reason(error)), warning: true)
                 context.log("cannot save the notebook: \(error)")
+                then?(false)
             }
         }
     }
 
-    /// A PNG per page and one PDF of all, each published atomically; returns the paths.
-    private static func write(_ pages: [[Stroke]], size: PixelSize, to directory: String, base: String) throws -> [String] {
-        let exporter = Exporter(size: size, background: .color(.white))
+    /// A PNG per page and one PDF of all, each published atomically; returns the paths (and
+    /// a note when the worksheet's file could not be used, so its pages were saved blank).
+    private static func write(_ pages: [[Stroke]], size: PixelSize, to directory: String, base: String,
+                              worksheet: SavedWorksheet?) throws -> (paths: [String], note: String?) {
+        let plain = Exporter(size: size, background: .color(.white))
+        let (sheetPages, note) = worksheet?.pages() ?? ([], nil)
+        let exporters = pages.indices.map { i in
+            i < sheetPages.count ? Exporter(size: size, background: .color(.white), backdrop: sheetPages[i], pageArea: worksheet?.area) : plain
+        }
         try DurableFile.prepareDirectory(directory)
         var paths: [String] = []
         for (i, strokes) in pages.enumerated() {
             let path = "\(base)-page\(i + 1).png"
-            try DurableFile.publish(path, mode: 0o644) { try exporter.png(strokes, to: $0) }
+            try DurableFile.publish(path, mode: 0o644) { try exporters[i].png(strokes, to: $0) }
             paths.append(path)
         }
-        try DurableFile.publish("\(base).pdf", mode: 0o644) { try exporter.pdf(pages: pages, to: $0) }
+        try DurableFile.publish("\(base).pdf", mode: 0o644) { try Exporter.pdf(sheets: Array(zip(exporters, pages)), to: $0) }
         paths.append("\(base).pdf")
         try DurableFile.sync(directory)
-        return paths
+        return (paths, note)
     }
 
     // MARK: layout
@@ -185,6 +227,8 @@ public final class ClassroomScreen: KioskScreen {
         out.controls.append(Control(.addPage, row.next(s.width(t.newPage)), t.newPage))
         row.space(s.gap * 2)
         out.controls.append(Control(.save, row.next(s.width(t.save)), t.save, style: notebook.isBlank ? .disabled : .primary))
+        out.controls.append(Control(.openWorksheets, row.next(s.width(t.worksheets)), t.worksheets,
+                                    style: shelf != nil ? .selected : .normal))
         out.toolbar = Rect(x: 0, y: 0, width: w, height: row.bottom)
 
         if interaction.paletteVisible {
@@ -196,6 +240,10 @@ public final class ClassroomScreen: KioskScreen {
                                             swatch: (color.withAlpha(1), s.target * 0.32)))
             }
             out.popup = Rect(x: popupRow.origin.x, y: popupRow.origin.y, width: popupRow.width, height: popupRow.bottom - popupRow.origin.y)
+        }
+        if let shelf {
+            out.dialog = shelf.panel
+            out.controls += shelf.controls(text: t)
         }
         if confirmingClear {
             let dw = min(w - 2 * s.gap, max(s.metrics.mm(90), labelWidth(t.confirmClear, fontSize: s.fontSize * 1.2) + 2 * s.target))
@@ -220,15 +268,20 @@ public final class ClassroomScreen: KioskScreen {
         if let (label, r) = l.pageLabel { chrome.append(.text(label, in: r, size: s.fontSize, color: RGBA(0.1, 0.1, 0.15))) }
         let pressed = presses.pressedActions
         let dialogActions: Set<ScreenAction> = [.keepPage, .confirmClear]
+        let shelfControls = l.controls.filter(\.action.isShelf)
         func draw(_ controls: [Control]) {
             for c in controls { chrome += c.elements(pressed: pressed.contains(c.action), fontSize: s.fontSize) }
         }
-        draw(l.controls.filter { !dialogActions.contains($0.action) && !isColor($0.action) })
+        draw(l.controls.filter { !dialogActions.contains($0.action) && !isColor($0.action) && !$0.action.isShelf })
         if let popup = l.popup {
             chrome.append(.box(popup, fill: RGBA(0.97, 0.97, 0.98), border: RGBA(0.55, 0.56, 0.6), radius: s.gap))
             draw(l.controls.filter { isColor($0.action) })
         }
-        if let d = l.dialog {
+        if let shelf {
+            chrome.append(.box(pageArea, fill: RGBA(0, 0, 0, 0.35)))
+            chrome += shelf.elements(shelfControls, text: settings.text, folders: settings.worksheets.folders, pressed: pressed)
+        }
+        if confirmingClear, let d = l.dialog {
             chrome.append(.box(s.metrics.bounds, fill: RGBA(0, 0, 0, 0.35)))
             chrome.append(.box(d, fill: .white, border: RGBA(0.4, 0.4, 0.45), radius: s.gap * 2))
             chrome.append(.text(settings.text.confirmClear, in: Rect(x: d.minX, y: d.minY + s.gap * 2, width: d.width, height: s.target),

@@ -8,6 +8,8 @@ public enum ScreenAction: Hashable, Sendable {
     // classroom
     case tool(ToolKind), palette, color(Int), width(Int), undo, redo
     case askClear, confirmClear, keepPage, previousPage, nextPage, addPage, save
+    // classroom worksheets: the list, a row of it (its index), the list's previous / next screenful
+    case openWorksheets, closeWorksheets, chooseWorksheet(Int), worksheetRows(forward: Bool)
 }
 
 /// An on-screen button: where it is, what it says, what it does.

@@ -1,6 +1,7 @@
 import InkConfig
 import InkCore
 import InkPipeline
+import InkWorksheet
 
 /// What the kiosk makes of its screen settings.
 extension ScreenSettings {
@@ -17,7 +18,8 @@ extension ScreenSettings {
     }
 
     /// The screen for `mode`.
-    public func makeScreen(metrics: ScreenMetrics) -> KioskScreen {
+    /// `sheets`: poppler's thread for the classroom's worksheets (inline: on the caller's).
+    public func makeScreen(metrics: ScreenMetrics, sheets: BackgroundChores = .inline()) -> KioskScreen {
         switch mode {
         case .draw:
             return DrawScreen(text: text, buttonMM: buttonMM, metrics: metrics)
@@ -29,7 +31,10 @@ extension ScreenSettings {
         case .classroom:
             var s = ClassroomScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
-            return ClassroomScreen(settings: s, metrics: metrics)
+            s.worksheets = WorksheetShelf(folders: worksheetFolders,
+                                          limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
+                                          maxListed: worksheetsListed)
+            return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }
 }

@@ -1,0 +1,262 @@
+import FoundationEssentials
+import InkConfig
+import InkCore
+import InkPipeline
+import InkRender
+import InkStorage
+import InkWorksheet
+
+/// Worksheets: a list of the PDFs in the worksheet folders; the one chosen becomes the
+/// notebook, its pages under the ink. poppler runs only on `sheets`' thread: the kiosk's
+/// thread never waits for a PDF.
+extension ClassroomScreen {
+    /// Where a worksheet's page is fitted: the screen below the toolbar.
+    var pageArea: Rect {
+        let top = (toolbarBottom + 1).rounded(.up)
+        return Rect(x: 0, y: top, width: Double(style.metrics.size.width), height: max(1, Double(style.metrics.size.height) - top))
+    }
+
+    /// The toolbar's height (its rows depend only on the screen's width and the words).
+    private var toolbarBottom: Double {
+        let s = style, t = settings.text
+        var row = RowLayout(origin: .zero, width: Double(s.metrics.size.width), height: s.target, gap: s.gap)
+        for label in [t.pen, t.calligraphy, t.highlighter, t.eraser] { _ = row.next(s.width(label)) }
+        row.space(s.gap * 2)
+        for _ in 0...settings.widths.count { _ = row.next(s.target) }
+        row.space(s.gap * 2)
+        for label in [t.undo, t.redo, t.clearPage] { _ = row.next(s.width(label)) }
+        row.space(s.gap * 2)
+        _ = row.next(s.target); _ = row.next(s.width("1000 / 1000")); _ = row.next(s.target)
+        _ = row.next(s.width(t.newPage))
+        row.space(s.gap * 2)
+        _ = row.next(s.width(t.save)); _ = row.next(s.width(t.worksheets))
+        return row.bottom
+    }
+
+    func openShelf(_ context: ScreenContext) {
+        let shelfSettings = settings.worksheets
+        let panel = Rect(x: style.gap * 2, y: pageArea.minY + style.gap * 2, width: pageArea.width - style.gap * 4,
+                         height: pageArea.height - style.gap * 4)
+        shelf = ShelfPanel(panel: panel, style: style)
+        let height = Int(shelf?.thumbnailHeight ?? 64)
+        let started = monotonicNow()
+        sheets.run({ WorksheetList(shelfSettings.list(thumbnailHeight: height)) }) { [weak self] listed in
+            guard let self, shelf != nil, case .success(let list) = listed else { return }
+            shelf?.entries = list.entries
+            shelf?.more = list.more
+            context.log("worksheets: \(list.entries.count) listed from \(shelfSettings.folders.joined(separator: ", ")) in "
+                        + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000))
+        }
+    }
+
+    /// A row of the list was tapped: a worksheet that cannot be used says why; one that can is
+    /// opened on poppler's thread (its first page's paper with it) while drawing goes on.
+    func choose(_ index: Int, _ context: ScreenContext) {
+        guard let entry = shelf?.entries?[safe: index] else { return }
+        if let problem = entry.problem {
+            message = Notice(UIText.format(settings.text.worksheetProblem, problem.detail), warning: true)
+            context.log("worksheet \(problem)")
+            return
+        }
+        shelf = nil
+        guard !loadingSheet else { return }
+        loadingSheet = true
+        message = Notice(UIText.format(settings.text.openingWorksheet, entry.name))
+        load(entry.path, context) { [weak self] outcome in
+            guard let self else { return }
+            switch outcome {
+            case .success(let sheet):
+                pendingSheet = sheet
+                openWhenSaved(context)
+            case .failure(let error):
+                loadingSheet = false
+                let detail = (error as? WorksheetError)?.detail ?? "\(error)"
+                message = Notice(UIText.format(settings.text.worksheetProblem, detail), warning: true)
+                context.log("worksheet \(error)")
+            }
+        }
+    }
+
+    /// Opens `path` on poppler's thread, with its SHA-256 and its first page's paper.
+    private func load(_ path: String, _ context: ScreenContext, then: @escaping (Result<OpenedWorksheet, Error>) -> Void) {
+        let limits = settings.worksheets.limits, size = style.metrics.size, area = pageArea
+        let started = monotonicNow()
+        sheets.run({ () -> OpenedWorksheet in
+            let sheet = try Worksheet(path: path, limits: limits)
+            let ref = try sheet.reference(limits: limits)
+            let first = try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(1), pageArea: area).paper()
+            return OpenedWorksheet(sheet: sheet, ref: ref, firstPaper: first)
+        }) { outcome in
+            if case .success(let s) = outcome {
+                context.log("worksheet \(path) (\(s.ref.pages) pages, sha256 \(s.ref.sha256.prefix(12))…) read in "
+                            + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000)
+                            + "; pages fitted into --page-area \(Int(area.width))x\(Int(area.height))+\(Int(area.minX))+\(Int(area.minY))")
+            }
+            then(outcome)
+        }
+    }
+
+    /// The notebook shown is saved before the worksheet replaces it (again, if ink came while
+    /// it was being saved); if it cannot be saved, the worksheet is not opened.
+    private func openWhenSaved(_ context: ScreenContext) {
+        guard let sheet = pendingSheet else { return }
+        let pipeline = context.pipeline
+        let unsaved = !pipeline.notebook.isBlank && savedRevisions != pipeline.notebook.pages.map(\.revision)
+        if unsaved {
+            guard !saving else { return }   // the save under way calls back
+            save(context) { [weak self] ok in
+                guard let self else { return }
+                if ok { openWhenSaved(context); return }
+                pendingSheet = nil
+                loadingSheet = false
+                message = Notice(UIText.format(settings.text.worksheetNotOpened, "see the log"), warning: true)
+            }
+            return
+        }
+        pendingSheet = nil
+        loadingSheet = false
+        pipeline.open(sheet.ref)
+        pipeline.setPaper(sheet.firstPaper, forPage: 0)
+        opened = sheet
+        savedRevisions = pipeline.notebook.pages.map(\.revision)
+        message = Notice("\(sheet.ref.title): " + UIText.format(settings.text.worksheetPages, "\(sheet.ref.pages)"))
+        context.log("worksheet \(sheet.ref.file) opened: \(sheet.ref.pages) pages, sha256 \(sheet.ref.sha256)")
+    }
+
+    /// The page shown and its neighbours have their papers (rendered on poppler's thread, one
+    /// at a time, the page shown first); pages further away give theirs up. A notebook restored
+    /// on a worksheet opens it again first, found by its SHA-256.
+    func keepWorksheetPapers(_ context: ScreenContext) {
+        let pipeline = context.pipeline
+        guard let ref = pipeline.notebook.worksheet else { opened = nil; return }
+        guard let sheet = opened, sheet.ref.sha256 == ref.sha256 else {
+            reopen(ref, context)
+            return
+        }
+        pipeline.keepPapers(within: OpenedWorksheet.nearby)
+        guard !sheet.painting else { return }
+        let current = pipeline.notebook.current
+        let wanted = [current, current + 1, current - 1, current + 2, current - 2]
+        guard let page = wanted.first(where: { pipeline.notebook.worksheetPage(at: $0) != nil && pipeline.papers[$0] == nil
+                                               && !sheet.failed.contains($0) })
+        else { return }
+        sheet.painting = true
+        let size = style.metrics.size, area = pageArea
+        sheets.run({ try Exporter(size: size, background: .color(.white), backdrop: try sheet.sheet.page(page + 1), pageArea: area).paper() }) {
+            [weak self] painted in
+            sheet.painting = false
+            guard let self, opened === sheet else { return }
+            switch painted {
+            case .success(let paper): pipeline.setPaper(paper, forPage: page)
+            case .failure(let error): context.log("worksheet page \(page + 1): \(error)"); sheet.failed.insert(page)
+            }
+            keepWorksheetPapers(context)
+        }
+    }
+
+    /// After a restart: the worksheet's file where it was, or wherever the folders hold the
+    /// same content; if it is gone, the ink stays on blank pages and the screen says so.
+    private func reopen(_ ref: WorksheetRef, _ context: ScreenContext) {
+        guard !loadingSheet, lookedFor != ref.sha256 else { return }
+        lookedFor = ref.sha256
+        loadingSheet = true
+        let shelfSettings = settings.worksheets
+        let limits = shelfSettings.limits, size = style.metrics.size, area = pageArea
+        sheets.run({ () -> OpenedWorksheet? in
+            guard let path = shelfSettings.find(ref) else { return nil }
+            let sheet = try Worksheet(path: path, limits: limits)
+            var found = ref
+            found.file = path
+            let first = try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(1), pageArea: area).paper()
+            return OpenedWorksheet(sheet: sheet, ref: found, firstPaper: first)
+        }) { [weak self] outcome in
+            guard let self else { return }
+            loadingSheet = false
+            let pipeline = context.pipeline
+            guard pipeline.notebook.worksheet?.sha256 == ref.sha256 else { return }
+            if case .success(let found?) = outcome {
+                opened = found
+                pipeline.setPaper(found.firstPaper, forPage: 0)
+                context.log("worksheet \(found.ref.file) opened again (sha256 \(ref.sha256))")
+                keepWorksheetPapers(context)
+            } else {
+                opened = nil
+                pipeline.dropPapers()
+                let why: String
+                if case .failure(let error) = outcome { why = "\(error)" } else { why = "no file with its SHA-256 in \(shelfSettings.folders.joined(separator: ", "))" }
+                message = Notice(UIText.format(settings.text.worksheetGone, ref.title), warning: true)
+                context.log("worksheet \(ref.file) (sha256 \(ref.sha256)) cannot be opened again: \(why); its ink is shown on blank pages")
+            }
+        }
+    }
+}
+
+/// A worksheet open under the notebook. Its document is used on poppler's thread only.
+final class OpenedWorksheet: @unchecked Sendable {
+    /// Papers kept on each side of the page shown.
+    static let nearby = 2
+    let sheet: Worksheet
+    let ref: WorksheetRef
+    let firstPaper: PageSnapshot
+    /// A page's paper is being rendered (one at a time: the page shown is never queued behind others).
+    var painting = false
+    var failed: Set<Int> = []
+    var file: String { ref.file }
+    init(sheet: Worksheet, ref: WorksheetRef, firstPaper: PageSnapshot) { self.sheet = sheet; self.ref = ref; self.firstPaper = firstPaper }
+}
+
+/// The list poppler's thread made (its thumbnails are only read afterwards).
+struct WorksheetList: @unchecked Sendable {
+    let entries: [WorksheetShelf.Entry]
+    let more: Int
+    init(_ listed: (entries: [WorksheetShelf.Entry], more: Int)) { entries = listed.entries; more = listed.more }
+}
+
+/// What Save needs of the worksheet: its file (checked against the SHA-256 again, it may have
+/// been replaced), where its pages lie, and the limits it is opened with.
+struct SavedWorksheet: Sendable {
+    let ref: WorksheetRef
+    let file: String?
+    let area: Rect
+    let limits: Worksheet.Limits
+
+    /// Its pages, opened on the saving thread (a document of its own: poppler's documents are
+    /// not shared between threads); none, with a note, when the file is gone or changed.
+    func pages() -> ([PageBackdrop], String?) {
+        guard let file else { return ([], "worksheet \(ref.title): its file is not open; its ink is saved on blank pages") }
+        do {
+            guard try Worksheet.sha256(of: file, maxBytes: limits.maxBytes) == ref.sha256 else {
+                return ([], "worksheet \(file) changed since it was opened; its ink is saved on blank pages")
+            }
+            let sheet = try Worksheet(path: file, limits: limits)
+            return (try (1...sheet.pageCount).map { try sheet.page($0) }, nil)
+        } catch {
+            return ([], "worksheet: \(error); its ink is saved on blank pages")
+        }
+    }
+}
+
+/// A file name from a worksheet's title: letters, digits, '-' and '_' kept, the rest '-'.
+enum SaveName {
+    static func stem(_ title: String) -> String {
+        let kept = title.unicodeScalars.map { s -> Character in
+            (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_") ? Character(s) : "-"
+        }
+        let stem = String(kept.prefix(60)).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
+        return stem.isEmpty ? "worksheet" : stem
+    }
+}
+
+extension ScreenAction {
+    /// One of the worksheets list's own controls.
+    var isShelf: Bool {
+        switch self {
+        case .closeWorksheets, .chooseWorksheet, .worksheetRows: return true
+        default: return false
+        }
+    }
+}
+
+extension Array {
+    subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
+}

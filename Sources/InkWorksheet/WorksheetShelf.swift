@@ -1,0 +1,105 @@
+import Crypto
+import FoundationEssentials
+import Glibc
+import InkCore
+import InkRender
+
+/// The worksheets a class may open: the PDFs in the configured folders (the tablet's own, and
+/// a USB stick's when one is mounted), each with what a list shows. Everything here reads
+/// files and runs poppler: never on the kiosk's thread.
+public struct WorksheetShelf: Sendable {
+    public var folders: [String]
+    public var limits: Worksheet.Limits
+    /// The most files a list shows (a stick full of PDFs must not take minutes to list).
+    public var maxListed: Int
+
+    public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60) {
+        self.folders = folders; self.limits = limits; self.maxListed = maxListed
+    }
+
+    /// One PDF as the list shows it: its name and page count and first page, or why it cannot be used.
+    public struct Entry: @unchecked Sendable {
+        public let path: String
+        public let name: String
+        public let pages: Int
+        /// The first page, `thumbnailHeight` pixels tall (made on the lister's thread, then only read).
+        public let thumbnail: ImageSurface?
+        public let problem: WorksheetError?
+    }
+
+    /// The PDFs in the folders, by name, at most `maxListed`; `more` counts those left out.
+    public func list(thumbnailHeight: Int) -> (entries: [Entry], more: Int) {
+        let files = pdfFiles()
+        let shown = files.prefix(maxListed).map { path -> Entry in
+            do {
+                let sheet = try Worksheet(path: path, limits: limits)
+                let thumbnail = try? Exporter.thumbnail(try sheet.page(1), height: thumbnailHeight)
+                return Entry(path: path, name: sheet.name, pages: sheet.pageCount, thumbnail: thumbnail, problem: nil)
+            } catch let e as WorksheetError {
+                return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil, problem: e)
+            } catch {
+                return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil,
+                             problem: WorksheetError(kind: .unreadable, path: path, detail: "\(error)"))
+            }
+        }
+        return (shown, files.count - shown.count)
+    }
+
+    /// Every `*.pdf` directly in the folders (not below), sorted by file name; a missing
+    /// folder (no stick in the slot) has none.
+    public func pdfFiles() -> [String] {
+        var out: [String] = []
+        for folder in folders {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names where name.lowercased().hasSuffix(".pdf") && !name.hasPrefix(".") {
+                out.append(folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+            }
+        }
+        return out.sorted { Worksheet.fileName($0).lowercased() < Worksheet.fileName($1).lowercased() }
+    }
+
+    /// The file with this content: where it was, else any PDF in the folders of its size
+    /// limit with the same SHA-256 (it was renamed or moved between the folders); nil: gone.
+    public func find(_ sheet: WorksheetRef) -> String? {
+        if (try? Worksheet.sha256(of: sheet.file, maxBytes: limits.maxBytes)) == sheet.sha256 { return sheet.file }
+        return pdfFiles().first { $0 != sheet.file && (try? Worksheet.sha256(of: $0, maxBytes: limits.maxBytes)) == sheet.sha256 }
+    }
+}
+
+extension Worksheet {
+    /// The file's SHA-256 in lowercase hex, read in 1 MiB pieces; files over `maxBytes` are refused.
+    public static func sha256(of path: String, maxBytes: Int) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var hash = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else {
+                throw WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            total += n
+            guard total <= maxBytes else {
+                throw WorksheetError(kind: .tooLarge, path: path, detail: "more than \(maxBytes / 1_048_576) MiB")
+            }
+            hash.update(data: buffer[0..<n])
+        }
+        return hash.finalize().map { String(cFormat: "%02x", Int32($0)) }.joined()
+    }
+
+    /// What the journal remembers of this worksheet (its SHA-256 read from the file now).
+    public func reference(limits: Limits) throws -> WorksheetRef {
+        WorksheetRef(sha256: try Self.sha256(of: path, maxBytes: limits.maxBytes), file: path, title: name, pages: pageCount)
+    }
+
+    static func fileName(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return file.lowercased().hasSuffix(".pdf") ? String(file.dropLast(4)) : file
+    }
+}

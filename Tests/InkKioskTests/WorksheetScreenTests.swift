@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import InkConfig
+import InkCore
+import InkRender
+import InkStorage
+import InkWorksheet
+@testable import InkKiosk
+@testable import InkPipeline
+
+/// The classroom's Worksheets: the list, a worksheet opened as the notebook, its pages under
+/// the ink, the journal bringing it back, Save writing the annotated worksheet. poppler runs
+/// inline here (the kiosk runs it on a thread of its own).
+@Suite struct WorksheetScreenTests {
+    let dir: String
+    init() throws { dir = try Fixtures.outputDirectory("worksheet-screen-\(UUID().uuidString.prefix(8))") }
+
+    func settings() throws -> ScreenSettings {
+        var s = ScreenSettings()
+        s.mode = .classroom
+        s.saveDirectory = "\(dir)/saved"
+        s.worksheetFolders = ["\(dir)/sheets"]
+        try FileManager.default.createDirectory(atPath: "\(dir)/sheets", withIntermediateDirectories: true)
+        return s
+    }
+
+    func classroom(_ booth: Booth) throws -> ClassroomScreen { try #require(booth.screen as? ClassroomScreen) }
+
+    /// Where a page point of the worksheet lies on the screen.
+    func fit(_ booth: Booth) throws -> PageFit {
+        PageFit(pageWidth: Worksheets.a4.width, pageHeight: Worksheets.a4.height, into: try classroom(booth).pageArea)
+    }
+
+    /// The list, then the worksheet named `name` from it.
+    func open(_ name: String, in booth: Booth) throws {
+        try booth.tap(.openWorksheets)
+        let entries = try #require(try classroom(booth).shelf?.entries)
+        let index = try #require(entries.firstIndex { $0.name == name }, "\(name) not in \(entries.map(\.name))")
+        try booth.tap(.chooseWorksheet(index))
+    }
+
+    /// A pen line across the page's box (page points 120…470 at y = 420).
+    func writeInTheBox(_ booth: Booth, y: Double = 420) throws {
+        let f = try fit(booth)
+        try booth.draw([f.toScreen(Point(120, y)), f.toScreen(Point(470, y))])
+    }
+
+    /// Dark pixels of the page's heading ("Worksheet n", page points 72…330 × 64…104).
+    func heading(_ screen: Screen, _ f: PageFit) -> Int {
+        let a = f.toScreen(Point(72, 64)), b = f.toScreen(Point(330, 104))
+        return screen.inkCount(x0: Int(a.x), y0: Int(a.y), x1: Int(b.x), y1: Int(b.y))
+    }
+
+    func inkAcrossTheBox(_ screen: Screen, _ f: PageFit, y: Double = 420) -> Bool {
+        stride(from: 150.0, through: 440, by: 29).allSatisfy { x in
+            let p = f.toScreen(Point(x, y)); return screen.inkNear(Int(p.x), Int(p.y))
+        }
+    }
+
+    @Test func theListShowsEachPDFAndWhatIsWrongWithTheBadOnes() throws {
+        let s = try settings()
+        try Worksheets.make("\(dir)/sheets/fractions.pdf", pages: 2)
+        try Worksheets.write("\(dir)/sheets/broken.pdf", Array("%PDF-1.4\n garbage".utf8))
+        try Worksheets.locked("\(dir)/sheets/locked.pdf")
+        try Worksheets.write("\(dir)/sheets/empty.pdf", [])
+        try Worksheets.write("\(dir)/sheets/notes.txt", Array("not listed".utf8))
+        let booth = try Booth(s)
+        try booth.tap(.openWorksheets)
+        try booth.png("worksheets-list")
+        let entries = try #require(try classroom(booth).shelf?.entries)
+        #expect(entries.map(\.name) == ["broken", "empty", "Fractions", "locked"])
+        #expect(entries.map(\.pages) == [0, 0, 2, 0])
+        #expect(entries[2].thumbnail != nil && entries[2].problem == nil)
+        #expect(entries[0].problem?.kind == .damaged && entries[1].problem?.kind == .empty
+                && entries[3].problem?.kind == .passwordProtected)
+        // The list covers the page: the pen does not draw while it is up.
+        try booth.draw([Point(300, 500), Point(700, 500)])
+        #expect(booth.pipeline.document.strokes.isEmpty)
+        // A bad one says what is wrong, on screen, and nothing is opened.
+        try booth.tap(.chooseWorksheet(3))
+        try booth.png("worksheets-locked")
+        #expect(booth.pipeline.notebook.worksheet == nil)
+        let shown = booth.shown.image.pixel(x: 200, y: 742)
+        #expect(shown.r > 150 && shown.g < 60, "the warning banner \(shown)")
+        try booth.tap(.closeWorksheets)
+        #expect(try classroom(booth).shelf == nil)
+    }
+
+    @Test func aWorksheetBecomesTheNotebookWithItsPagesUnderTheInk() throws {
+        let s = try settings()
+        try Worksheets.make("\(dir)/sheets/fractions.pdf", pages: 3)
+        let journal = "\(dir)/journal.inkj"
+        do {
+            let booth = try Booth(s, journal: journal)
+            // Ink on the blank notebook first: it is saved before the worksheet replaces it.
+            try booth.draw([Point(300, 400), Point(700, 400)])
+            try open("Fractions", in: booth)
+            let screen = try classroom(booth)
+            #expect(screen.lastSaved.contains { $0.hasSuffix(".pdf") && $0.contains("notebook-") }, "\(screen.lastSaved)")
+            #expect(booth.pipeline.notebook.count == 3 && booth.pipeline.notebook.current == 0)
+            #expect(booth.pipeline.document.strokes.isEmpty)
+            let f = try fit(booth)
+            #expect(heading(booth.shown, f) > 300, "page 1's heading on screen")
+            // The desk beside the page is grey, the page white.
+            let desk = booth.shown.image.pixel(x: 10, y: 500)
+            #expect(desk.r > 190 && desk.r < 230)
+            try writeInTheBox(booth)
+            #expect(inkAcrossTheBox(booth.shown, f))
+            try booth.png("worksheet-page1")
+            try booth.tap(.nextPage)
+            #expect(heading(booth.shown, f) > 300, "page 2's heading")
+            #expect(!inkAcrossTheBox(booth.shown, f), "page 2 has no ink yet")
+            try writeInTheBox(booth, y: 460)
+            // The papers of the page shown and its neighbours are kept.
+            #expect(Set(booth.pipeline.papers.keys) == [0, 1, 2])
+            try booth.png("worksheet-page2")
+        }
+        // A restart (kill -9 is the same to the journal): the worksheet, its pages and the ink come back.
+        let booth = try Booth(s, journal: journal)
+        try booth.frame()
+        #expect(booth.pipeline.notebook.worksheet?.pages == 3)
+        #expect(booth.pipeline.notebook.current == 1)
+        let f = try fit(booth)
+        #expect(heading(booth.shown, f) > 300, "the page is under the restored ink")
+        #expect(inkAcrossTheBox(booth.shown, f, y: 460))
+        try booth.png("worksheet-restored")
+        try booth.tap(.save)
+        let screen = try classroom(booth)
+        let pdf = try #require(screen.lastSaved.first { $0.hasSuffix(".pdf") })
+        #expect(pdf.contains("/Fractions-"), "\(pdf)")
+        #expect(screen.lastSaved.count == 4)
+        // Its pages keep their text as text and their size; the ink lies where it was written.
+        let text = try run("/usr/bin/pdftotext", [pdf, "-"])
+        #expect(text.stdout.contains("Worksheet 1") && text.stdout.contains("Worksheet 2") && text.stdout.contains("Worksheet 3"))
+        #expect(try run("/usr/bin/pdfinfo", [pdf]).stdout.contains("595 x 842 pts"))
+        let prefix = "\(dir)/annotated"
+        #expect(try run("/usr/bin/pdftoppm", ["-r", "72", "-png", pdf, prefix]).status == 0)
+        let page1 = Screen(try ImageSurface.readPNG(prefix + "-1.png")), page2 = Screen(try ImageSurface.readPNG(prefix + "-2.png"))
+        for x in stride(from: 150, through: 440, by: 29) {
+            #expect(page1.inkNear(x, 420) && !page1.inkNear(x, 460), "page 1 at x \(x)")
+            #expect(page2.inkNear(x, 460) && !page2.inkNear(x, 420), "page 2 at x \(x)")
+        }
+        #expect(page1.inkCount(x0: 72, y0: 64, x1: 330, y1: 104) > 300)
+        // The PNG of page 2 is the screen's picture of it, without the toolbar.
+        let png2 = Screen(try ImageSurface.readPNG(screen.lastSaved[1]))
+        #expect(inkAcrossTheBox(png2, f, y: 460) && heading(png2, f) > 300)
+    }
+
+    @Test func aWorksheetThatIsGoneLeavesItsInkOnBlankPagesAndSaysSo() throws {
+        let s = try settings()
+        try Worksheets.make("\(dir)/sheets/maps.pdf", pages: 2, title: "Maps")
+        let journal = "\(dir)/journal.inkj"
+        do {
+            let booth = try Booth(s, journal: journal)
+            try open("Maps", in: booth)
+            try writeInTheBox(booth)
+        }
+        // Renamed: found again by its content.
+        try FileManager.default.moveItem(atPath: "\(dir)/sheets/maps.pdf", toPath: "\(dir)/sheets/maps-week2.pdf")
+        do {
+            let booth = try Booth(s, journal: journal)
+            try booth.frame()
+            let f = try fit(booth)
+            #expect(heading(booth.shown, f) > 300, "found under its new name")
+            #expect(booth.logged.contains { $0.contains("maps-week2.pdf opened again") }, "\(booth.logged)")
+        }
+        try FileManager.default.removeItem(atPath: "\(dir)/sheets/maps-week2.pdf")
+        let booth = try Booth(s, journal: journal)
+        try booth.frame()
+        let f = try fit(booth)
+        #expect(inkAcrossTheBox(booth.shown, f), "the ink is back")
+        #expect(heading(booth.shown, f) == 0, "on a blank page")
+        #expect(booth.logged.contains { $0.contains("cannot be opened again") }, "\(booth.logged)")
+        try booth.png("worksheet-gone")
+        // The note is on screen (the red banner at the bottom).
+        let banner = booth.shown.image.pixel(x: 200, y: 742)
+        #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+    }
+}
