@@ -34,6 +34,11 @@ echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
 "$BIN" replay "$REC" --size "$SIZE" --no-prediction --stats | tee "$OUT"
 PEAKS+=("replay-stats $(peak_of "$OUT")")
 echo
+SHEET=out/bench/worksheet-12.pdf
+[[ -f $SHEET ]] || python3 Tests/e2e/worksheet_pdf.py "$SHEET" --pages 12 --lines 20 --title "Fractions, week 3"
+echo "== inkkiosk worksheet-bench $SHEET --recording $REC --size $SIZE (a worksheet's pages: paper, turns, ink over them)"
+"$BIN" worksheet-bench "$SHEET" --recording "$REC" --size "$SIZE"
+echo
 echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
 "$BIN" api-bench --clients 200 --seconds 10
 echo

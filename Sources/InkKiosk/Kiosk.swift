@@ -406,6 +406,7 @@ public final class Kiosk {
             + "\(framesDrawn) frames; input to \(String(cFormat: "%.6f", newestInput)) s on screen"
             + (journal.map { "; \($0.state.waiting) edits to save" } ?? "")
             + (storageProblem.map { "; cannot save: \($0)" } ?? "")
+            + (screen.status(pipeline).map { "; \($0)" } ?? "")
             + "; " + ProcessMemory.peakLine()
     }
 

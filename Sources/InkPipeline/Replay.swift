@@ -20,6 +20,8 @@ public struct ReplayOptions: Sendable {
     /// With `finalPictureOnly`: whether the screen is wanted at all. Without it (only the
     /// finished ink is written, as SVG, PDF or a capture) no frame is drawn.
     public var drawsScreen = true
+    /// Runs on the new pipeline before the first event (a benchmark puts a worksheet's page under the ink).
+    public var prepare: (@Sendable (FramePipeline) -> Void)? = nil
     public init() {}
 }
 
@@ -54,6 +56,7 @@ public struct Replay {
     public func run(on display: Display, beforeEachFrame: (FramePipeline) throws -> Void = { _ in })
         throws -> (pipeline: FramePipeline, stats: ReplayStats) {
         let pipeline = try FramePipeline(settings: settings, devices: devices, display: display, options: options.pipeline)
+        options.prepare?(pipeline)
         var events = EventCursor(self.events)
         let clock = FrameClock(start: try events.peek()?.time ?? 0, fps: options.pipeline.fps)
         var reports: [FrameReport] = []

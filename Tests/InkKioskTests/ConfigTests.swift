@@ -52,6 +52,34 @@ import InkAPI
         #expect(c.screen.outbox == "/srv/outbox" && c.screen.api == "unix:/run/inkkiosk/api.sock" && c.screen.defaultTimeout == 90)
     }
 
+    @Test func worksheetFoldersAndLimits() throws {
+        let c = try KioskConfig.parse("""
+            mode = "classroom"
+            [classroom]
+            worksheets = "/srv/sheets"
+            worksheets_usb = "/media/usb"
+            [limits]
+            worksheet_mb = 8
+            worksheet_pages = 40
+            worksheets_listed = 12
+            """, file: "t.toml")
+        #expect(c.screen.worksheetFolders == ["/srv/sheets", "/media/usb"])
+        #expect(c.screen.worksheetMaxMB == 8 && c.screen.worksheetMaxPages == 40 && c.screen.worksheetsListed == 12)
+        do {
+            _ = try KioskConfig.parse("""
+                [classroom]
+                worksheets = "sheets"
+                [limits]
+                worksheet_pages = 5000
+                """, file: "bad.toml")
+            Issue.record("accepted")
+        } catch let e as ConfigError {
+            let text = "\(e)"
+            #expect(text.contains("bad.toml:2") && text.contains("classroom.worksheets") && text.contains("absolute"), "\(text)")
+            #expect(text.contains("bad.toml:4") && text.contains("limits.worksheet_pages"), "\(text)")
+        }
+    }
+
     @Test func badModeAndUIValuesAreReportedWithTheirLines() throws {
         do {
             _ = try KioskConfig.parse("""

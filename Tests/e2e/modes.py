@@ -3,10 +3,12 @@ curl, from outside the kiosk's process), and a classroom tablet with pages that 
 scenario.py imports this; check_modes.py checks what it left behind."""
 import json
 import os
+import re
 import subprocess
 import time
 
 from scenario import WORK, ROOT, Kiosk, say, shot, line
+from worksheet_pdf import worksheet_pdf
 
 W, H = 1280, 800
 PX_PER_MM = 4.0   # the sessions' configs set dpi = 101.6, so the layout below is exact
@@ -68,6 +70,7 @@ def classroom_buttons(page_label="1 / 1"):
     put("New page", button_width("New page", target, font))
     cx += gap * 2
     put("Save", button_width("Save", target, font))
+    put("Worksheets", button_width("Worksheets", target, font))
     return out
 
 
@@ -203,3 +206,68 @@ def disk_full_session(binary, pen):
     shot("disk-restored")
     kiosk.stop()
     subprocess.run(["umount", full], check=False)
+
+
+def worksheet_session(binary, pen, touch):
+    """A worksheet in the classroom: the list (with a 1000-page and a 50 MB PDF refused on
+    screen), the worksheet opened, written on two pages, kill -9, back with its pages and ink,
+    then saved as an annotated PDF."""
+    config = session_config("classroom.toml", "sheet")
+    folder = os.path.join(WORK, "sheet", "worksheets")
+    os.makedirs(folder, exist_ok=True)
+    worksheet_pdf(os.path.join(folder, "fractions.pdf"), pages=2, title="Fractions")
+    worksheet_pdf(os.path.join(folder, "a-thousand-pages.pdf"), pages=1000, title="Every exercise of the year")
+    with open(os.path.join(folder, "b-scanned-book.pdf"), "wb") as f:   # 50 MB: holes cost the disk nothing
+        f.write(b"%PDF-1.4\n")
+        f.truncate(50 << 20)
+    kiosk = Kiosk(binary, "session9", "--config", config)
+    b = classroom_buttons()
+    hand = 0.1
+    touch.tap(*b["Worksheets"])
+    kiosk.wait_log(lambda t: "worksheets: 3 listed" in t, "the worksheets listed")
+    # The rows (ShelfPanel): below the toolbar (121 px) and the list's margin and title bar.
+    top, target, gap = 121, mm(12), mm(2)
+    row_h = round(target * 1.6)
+
+    def row(k):
+        return 0.5, (top + 2 * gap + target + 2 * gap + row_h / 2 + k * (row_h + gap)) / H
+
+    frames = kiosk.wait_idle(what="the list")
+    shot("worksheet-list", frames_above=frames - 1)
+    time.sleep(hand)
+    touch.tap(*row(0))   # the 1000-page one: refused, on screen
+    shot("worksheet-refused", accept=lambda status: True)
+    time.sleep(hand)
+    touch.tap(*row(2))
+    text = kiosk.wait_log(lambda t: "fractions.pdf opened" in t, "the worksheet opened")
+    area = re.search(r"--page-area (\d+)x(\d+)\+(\d+)\+(\d+)", text)
+    aw, ah, ax, ay = (int(v) for v in area.groups())
+    scale = min(aw / 595, ah / 842)
+    left = ax + (aw - 595 * scale) / 2
+    top_ = ay + (ah - 842 * scale) / 2
+    with open(os.path.join(WORK, "sheet-fit.json"), "w") as f:
+        json.dump({"scale": scale, "left": left, "top": top_}, f)
+
+    def on_page(x, y):
+        return (left + x * scale) / W, (top_ + y * scale) / H
+
+    shot("worksheet-page1-blank", accept=lambda status: "page 1 on screen" in status)
+    time.sleep(hand)
+    pen.stroke([on_page(120 + 350 * i / 40, 420) for i in range(41)], pressure=0.6)
+    pen.out()
+    shot("worksheet-page1", accept=lambda status: "page 1 on screen" in status)
+    time.sleep(hand)
+    touch.tap(*b["next"])
+    time.sleep(hand)
+    pen.stroke([on_page(120 + 350 * i / 40, 460) for i in range(41)], pressure=0.6)
+    pen.out()
+    shot("worksheet-page2", accept=lambda status: "page 2 on screen" in status and "; 0 edits to save" in status)
+    kiosk.killed()
+    say("session9: killed; restarting on the same journal")
+    kiosk = Kiosk(binary, "session9-restart", "--config", config)
+    kiosk.wait_log(lambda t: "opened again" in t, "the worksheet opened again")
+    shot("worksheet-restored", accept=lambda status: "page 2 on screen" in status)
+    b = classroom_buttons("2 / 2")
+    touch.tap(*b["Save"])
+    kiosk.wait_log(lambda t: "saved 2 pages" in t, "the save")
+    kiosk.stop()

@@ -440,8 +440,8 @@ def main():
     # IK_E2E_ONLY=api: only the signature API's probes (api_probes.py), a run of a few minutes;
     # api:kill,flood only those of them.
     only = os.environ.get("IK_E2E_ONLY", "")
-    if only.split(":")[0] not in ("", "api"):
-        raise SystemExit(f"scenario: IK_E2E_ONLY={only!r}: the only part that runs alone is 'api' (or 'api:PROBE,…')")
+    if only.split(":")[0] not in ("", "api", "worksheets"):
+        raise SystemExit(f"scenario: IK_E2E_ONLY={only!r}: the parts that run alone are 'api' (or 'api:PROBE,…') and 'worksheets'")
     with open(os.path.join(WORK, "e2e-only.txt"), "w") as f:
         f.write(f"{only}\n")   # check.py judges only that part
     pen, touch, pad = Pen(), Touch(), Pad()
@@ -450,6 +450,10 @@ def main():
             # As the full run leaves the guest by then: deploy/libinput's quirk installed.
             os.makedirs(os.path.dirname(QUIRKS), exist_ok=True)
             shutil.copy(os.path.join(ROOT, "deploy", "libinput", "local-overrides.quirks"), QUIRKS)
+            if only == "worksheets":
+                import modes
+                modes.worksheet_session(binary, pen, touch)
+                return
             import api_probes
             _, _, names = only.partition(":")
             api_probes.session_api_probes(binary, pen, touch, *([names.split(",")] if names else []))
@@ -468,6 +472,7 @@ def main():
         import api_probes   # the API flooded, fed malformed requests, under load, killed during Accept
         api_probes.session_api_probes(binary, pen, touch)
         modes.classroom_session(binary, pen, touch)
+        modes.worksheet_session(binary, pen, touch)
         import durability
         durability.session_durability(binary, pen)
         modes.disk_full_session(binary, pen)

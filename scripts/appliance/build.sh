@@ -28,6 +28,7 @@
 #                      hardware RNG, e.g. "bcm2835_rng"); their
 #                      dependencies come along
 #   APPLIANCE_ZSTD_LEVEL  zstd level of the initramfs (default 19)
+#   APPLIANCE_WORKSHEETS  1 adds poppler-glib, for a classroom image whose Worksheets list opens PDFs
 #   APPLIANCE_SIGNED_MODULES  1 keeps the kernel modules' signatures (a kernel that enforces
 #                      them); default: stripped (see the kernel modules below)
 #   INKKIOSK_CACHE     kernel cache of scripts/vm (default ~/.cache/inkkiosk)
@@ -143,6 +144,16 @@ printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
 for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && strip --strip-unneeded "$lib"; done
+
+# --- worksheets (a classroom image): poppler-glib, which the kiosk loads the first time the
+# Worksheets list opens; a signature kiosk never does, so by default the image is without it
+# (with its dependencies, NSS, gio and image codecs, it is 11 MB before compression).
+if [[ ${APPLIANCE_WORKSHEETS:-0} == 1 ]]; then
+    POPPLER=$(ldconfig -p | awk '/libpoppler-glib\.so\.8 .*x86-64/ {print $NF; exit}')
+    [[ -n $POPPLER ]] || die "libpoppler-glib.so.8 is missing (apt-get install libpoppler-glib8)"
+    put "$POPPLER"
+    put_libs "$POPPLER"
+fi
 
 # --- fonts: the signature and classroom screens write with DejaVu Sans through fontconfig ------
 for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf; do

@@ -11,7 +11,7 @@ import InkWorksheet
 /// thread never waits for a PDF.
 extension ClassroomScreen {
     /// Where a worksheet's page is fitted: the screen below the toolbar.
-    var pageArea: Rect {
+    public var pageArea: Rect {
         let top = (toolbarBottom + 1).rounded(.up)
         return Rect(x: 0, y: top, width: Double(style.metrics.size.width), height: max(1, Double(style.metrics.size.height) - top))
     }
@@ -33,6 +33,16 @@ extension ClassroomScreen {
         return row.bottom
     }
 
+    /// For the status line: the worksheet's page shown, and whether its paper is under the ink yet.
+    public func status(_ pipeline: FramePipeline) -> String? {
+        guard let sheet = pipeline.notebook.worksheet, let n = pipeline.notebook.worksheetPage(at: pipeline.notebook.current) else {
+            return pipeline.notebook.worksheet.map { "worksheet \($0.title): a blank page" }
+        }
+        if opened == nil && lookedFor == sheet.sha256 && !loadingSheet { return "worksheet \(sheet.title): its file is gone" }
+        let shown = pipeline.papers[pipeline.notebook.current].map { $0.backdrop == pipeline.renderer.paperID } ?? false
+        return "worksheet \(sheet.title): page \(n) " + (shown ? "on screen" : "without its paper yet")
+    }
+
     func openShelf(_ context: ScreenContext) {
         let shelfSettings = settings.worksheets
         let panel = Rect(x: style.gap * 2, y: pageArea.minY + style.gap * 2, width: pageArea.width - style.gap * 4,
@@ -46,6 +56,7 @@ extension ClassroomScreen {
             shelf?.more = list.more
             context.log("worksheets: \(list.entries.count) listed from \(shelfSettings.folders.joined(separator: ", ")) in "
                         + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000))
+            for refused in list.entries.compactMap(\.problem) { context.log("worksheet refused: \(refused)") }
         }
     }
 

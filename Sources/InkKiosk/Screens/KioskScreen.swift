@@ -33,6 +33,12 @@ public protocol KioskScreen: AnyObject {
     /// A file descriptor that becomes readable when the screen has work from elsewhere (the
     /// signature API); the kiosk watches it and calls `update`.
     var wakeFD: Int32? { get }
+    /// What the status line adds about this screen (systemd's STATUS=), if anything.
+    func status(_ pipeline: FramePipeline) -> String?
+}
+
+extension KioskScreen {
+    public func status(_ pipeline: FramePipeline) -> String? { nil }
 }
 
 /// Shared look: fonts and sizes in millimetres.

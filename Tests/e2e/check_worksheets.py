@@ -1,0 +1,89 @@
+"""Host checks of the worksheet session (modes.worksheet_session): the list, bad files refused
+on screen, the worksheet's pages under the ink, kill -9, and the saved annotated PDF, read
+back with poppler's own tools (pdftotext, pdfinfo, pdftoppm)."""
+import glob
+import json
+import os
+import subprocess
+import tempfile
+
+from PIL import Image
+
+
+def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
+    fit_path = os.path.join(work, "sheet-fit.json")
+    fit = json.load(open(fit_path)) if os.path.exists(fit_path) else None
+
+    def page_px(x, y):
+        return int(fit["left"] + x * fit["scale"]), int(fit["top"] + y * fit["scale"])
+
+    def heading(im):   # "Worksheet n" at page points 72…330 x 64…104
+        return ink_count(im, (*page_px(72, 64), *page_px(330, 104)))
+
+    def ink_across(im, y):   # the pen's line across the box, page points 150…440
+        return all(darkness(im, *page_px(x, y)) > 0.25 or darkness(im, page_px(x, y)[0], page_px(x, y)[1] + 1) > 0.25
+                   for x in range(150, 441, 29))
+
+    def red_banner(im):
+        return sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)
+                   if (lambda p: p[0] > 150 and p[1] < 60 and p[2] < 60)(im.getpixel((x, y)))) > 20
+
+    im, p = shot("worksheet-list")
+    if im:
+        check(ink_count(im, (40, 200, 700, 460)) > 500, "Worksheets: a list of the PDFs in the folder", p)
+    im, p = shot("worksheet-refused")
+    if im:
+        check(red_banner(im), "a 1000-page PDF is refused with a message on screen", p)
+    log = os.path.join(work, "session9.log")
+    text = open(log).read() if os.path.exists(log) else ""
+    check("a-thousand-pages.pdf: 1000 pages; worksheets may have at most 200" in text
+          and "b-scanned-book.pdf: 50 MiB; worksheets may have at most 32 MiB" in text,
+          "the log names the refused files and why (1000 pages, 50 MB)", log)
+    if fit is None:
+        check(False, "the worksheet was opened and its page area logged", fit_path)
+        return
+    im, p = shot("worksheet-page1-blank")
+    if im:
+        desk = im.getpixel((10, H - 20))
+        check(heading(im) > 300 and 190 < desk[0] < 230 and not ink_across(im, 420),
+              "the worksheet's first page on screen, fitted below the toolbar on the grey desk", p)
+    im, p = shot("worksheet-page1")
+    if im:
+        check(heading(im) > 300 and ink_across(im, 420), "the pen writes on the worksheet's page", p)
+    im, p = shot("worksheet-page2")
+    if im:
+        check(heading(im) > 300 and ink_across(im, 460) and not ink_across(im, 420),
+              "page 2: the worksheet's second page, with its own ink", p)
+    im, p = shot("worksheet-restored")
+    if im:
+        check(heading(im) > 300 and ink_across(im, 460) and not ink_across(im, 420),
+              "after kill -9 and a restart: page 2 again, the worksheet under its ink", p)
+    log = os.path.join(work, "session9-restart.log")
+    text = open(log).read() if os.path.exists(log) else ""
+    check("opened again" in text, "the restarted kiosk found the worksheet by its SHA-256", log)
+    saved = sorted(glob.glob(os.path.join(work, "sheet", "saved", "Fractions-*.pdf")))
+    check(len(saved) == 1, f"Save wrote the annotated worksheet ({[os.path.basename(s) for s in saved]})",
+          os.path.join(work, "sheet", "saved"))
+    if not saved:
+        return
+    pdf = saved[0]
+    words = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout
+    info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout
+    pages = [l.split()[-1] for l in info.splitlines() if l.startswith("Pages:")]
+    check("Worksheet 1" in words and "Worksheet 2" in words and "595 x 842 pts" in info and pages == ["2"],
+          "its pages keep the worksheet's text as text, at A4", pdf)
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["pdftoppm", "-r", "72", "-png", pdf, os.path.join(d, "p")], check=False)
+        pages = sorted(glob.glob(os.path.join(d, "p-*.png")))
+        if len(pages) != 2:
+            check(False, f"pdftoppm renders both pages ({len(pages)})", pdf)
+            return
+        one, two = (Image.open(x).convert("RGB") for x in pages)
+
+        def across(im, y):
+            return all(any(darkness(im, x, y + dy) > 0.25 for dy in (-2, -1, 0, 1, 2)) for x in range(150, 441, 29))
+
+        check(across(one, 420) and not across(one, 460) and ink_count(one, (72, 64, 330, 104)) > 300,
+              "page 1 of the PDF: the worksheet's heading and the ink written on it, where it was written", pdf)
+        check(across(two, 460) and not across(two, 420) and ink_count(two, (72, 64, 330, 104)) > 300,
+              "page 2 of the PDF: its heading and its own ink", pdf)

@@ -1,0 +1,48 @@
+#!/usr/bin/python3
+"""A teacher's worksheet, written by hand as PDF 1.4 (no library needed): on each A4 page the
+heading "Worksheet n" (Helvetica-Bold 36 pt, at 72, 100 pt from the top), a box to write in
+(72, 300 pt from the top, 450 x 200 pt), and optionally up to 20 lines of exercise text below it.
+
+    worksheet_pdf.py OUT.pdf [--pages N] [--title T] [--lines N]
+
+The e2e's worksheet session and the worksheet benchmark (scripts/bench.sh) use it."""
+import argparse
+
+
+def worksheet_pdf(path, pages=2, title="Fractions", lines=0):
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", None,
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>",
+               f"<< /Title ({title}) >>".encode(),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for n in range(1, pages + 1):
+        text = "".join(f"BT /F2 10 Tf 72 {320 - 12 * k} Td (Exercise {n}.{k + 1}: add 3/4 and {k + 2}/8, "
+                       f"then write the sum in its lowest terms and draw it on the number line.) Tj ET "
+                       for k in range(lines))
+        content = f"BT /F1 36 Tf 72 742 Td (Worksheet {n}) Tj ET 3 w 72 342 450 200 re S {text}".encode()
+        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents {len(objects)} 0 R "
+                       f"/Resources << /Font << /F1 3 0 R /F2 5 0 R >> >> >>".encode())
+        kids.append(f"{len(objects)} 0 R")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {pages} >>".encode()
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, body in enumerate(objects):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % (i + 1) + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for o in offsets:
+        out += b"%010d 00000 n \n" % o
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+if __name__ == "__main__":
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("out")
+    a.add_argument("--pages", type=int, default=2)
+    a.add_argument("--title", default="Fractions")
+    a.add_argument("--lines", type=int, default=0)
+    args = a.parse_args()
+    worksheet_pdf(args.out, args.pages, args.title, args.lines)
