@@ -31,6 +31,8 @@ public struct ScreenSettings: Sendable, Equatable {
     public var worksheetMaxMB = 32
     public var worksheetMaxPages = 200
     public var worksheetsListed = 60
+    /// RAM for the papers of a worksheet's pages around the one shown.
+    public var worksheetCacheMB = 24
     public static let defaultAPIAddress = "127.0.0.1:7300"
     /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
     /// nil: no host, the signature screen loops on its own.

@@ -136,10 +136,18 @@ public final class FramePipeline {
         if page == notebook.current, renderer.setPagePaper(paper) { needsFrame = true }
     }
 
-    /// Keeps the papers of the pages within `distance` of the one shown, and drops the others
-    /// (a paper is about a screen of pixels, compressed).
-    public func keepPapers(within distance: Int) {
-        for page in papers.keys where abs(page - notebook.current) > distance { papers[page] = nil }
+    /// The bytes the kept papers take.
+    public var paperBytes: Int { papers.values.reduce(0) { $0 + $1.bytes } }
+
+    /// Keeps the papers of the pages within `distance` of the one shown, and of those no more
+    /// than `budget` bytes, the farthest going first (the page shown's paper always stays).
+    public func keepPapers(within distance: Int, budget: Int = .max) {
+        let current = notebook.current
+        for page in papers.keys where abs(page - current) > distance { papers[page] = nil }
+        while paperBytes > budget,
+              let farthest = papers.keys.filter({ $0 != current }).max(by: { abs($0 - current) < abs($1 - current) }) {
+            papers[farthest] = nil
+        }
     }
 
     /// Every paper goes, and the page shown is drawn on the screen's own (the worksheet's file is gone).

@@ -12,9 +12,11 @@ public struct WorksheetShelf: Sendable {
     public var limits: Worksheet.Limits
     /// The most files a list shows (a stick full of PDFs must not take minutes to list).
     public var maxListed: Int
+    /// RAM for the papers of the worksheet's pages around the one shown.
+    public var cacheBytes: Int
 
-    public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60) {
-        self.folders = folders; self.limits = limits; self.maxListed = maxListed
+    public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60, cacheMB: Int = 24) {
+        self.folders = folders; self.limits = limits; self.maxListed = maxListed; cacheBytes = cacheMB << 20
     }
 
     /// One PDF as the list shows it: its name and page count and first page, or why it cannot be used.

@@ -187,6 +187,43 @@ private func fileSize(_ path: String) -> Int {
         #expect(try StrokeJournal(path: path).recovered.isEmpty)
     }
 
+    @Test func aWorksheetAndItsPagesComeBackAndItsCompactedFormToo() throws {
+        let (edits, _, _) = try session("pressure")
+        let strokes = edits.compactMap { if case .page(_, .added(let s)) = $0 { return s } else { return nil } }
+        let sheet = WorksheetRef(sha256: String(repeating: "ab", count: 32), file: "/w/fractions.pdf", title: "Fractions", pages: 3)
+        // Ink on a blank notebook, then a worksheet opened over it, written on, a page added after its pages.
+        let journalled: [NotebookEdit] = [.page(0, .added(strokes[0])), .openWorksheet(sheet), .page(0, .added(strokes[1])),
+                                          .turn(to: 2), .page(2, .added(strokes[2])), .addPage, .turn(to: 2)]
+        let path = try journalPath("worksheet")
+        try StrokeJournal(path: path, clock: clock).append(journalled)
+        let j = try StrokeJournal(path: path, clock: clock)
+        #expect(j.warning == nil)
+        #expect(j.recovered == journalled)
+        var notebook = Notebook()
+        notebook.restore(j.recovered)
+        #expect(notebook.worksheet == sheet && notebook.count == 4 && notebook.current == 2)
+        #expect(notebook.pages[0].strokes.map(\.id) == [strokes[1].id], "the blank notebook's ink is not on the worksheet")
+        #expect(notebook.pages[2].strokes.map(\.id) == [strokes[2].id])
+        #expect(notebook.worksheetPage(at: 2) == 3 && notebook.worksheetPage(at: 3) == nil)
+        // Compacted: the worksheet first, its pages, the blank page after them, the page shown.
+        var again = Notebook()
+        again.restore(notebook.compacted())
+        #expect(again.worksheet == sheet && again.count == 4 && again.current == 2)
+        #expect(again.pages.map { $0.strokes.map(\.id) } == notebook.pages.map { $0.strokes.map(\.id) })
+        // A worksheet record whose digest is not one is damage: what came before it is kept.
+        var bad = JournalEntry(.openWorksheet(sheet))
+        bad.sha256 = "not a digest"
+        try StrokeJournal(path: path, clock: clock).reset()
+        try StrokeJournal(path: path, clock: clock).append([.page(0, .added(strokes[0]))])
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data(try StrokeJournal.records([bad])))
+        try file.close()
+        let damaged = try StrokeJournal(path: path, clock: clock)
+        #expect(damaged.recovered == [.page(0, .added(strokes[0]))])
+        #expect(damaged.warning != nil)
+    }
+
     @Test func aJournalThatCannotBeOpenedSaysWhere() throws {
         do {
             _ = try StrokeJournal(path: "/proc/inkkiosk/journal.inkj")

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+import CCairo
 import InkConfig
+import InkDisplay
 import InkCore
-import InkRender
+@testable import InkRender
 import InkStorage
 import InkWorksheet
 @testable import InkKiosk
@@ -175,5 +177,36 @@ import InkWorksheet
         // The note is on screen (the red banner at the bottom).
         let banner = booth.shown.image.pixel(x: 200, y: 742)
         #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+    }
+}
+
+/// The papers of a worksheet's pages stay within their budget, nearest pages first.
+@Suite struct WorksheetPapers {
+    @Test func papersFarFromThePageShownOrOverTheBudgetGo() throws {
+        let size = PixelSize(width: 320, height: 200)
+        let pipeline = try FramePipeline(settings: InteractionSettings(screen: size), devices: [], display: try OffscreenDisplay(size: size))
+        pipeline.open(WorksheetRef(sha256: String(repeating: "0", count: 64), file: "/w.pdf", title: "W", pages: 8))
+        // Papers of noise: no runs to compress, so each is as big as a screen (320 x 200 x 4 bytes and the row index).
+        var rng = SplitMix64(seed: 7)
+        func paper() throws -> PageSnapshot {
+            let image = try ImageSurface(size: size, format: .xrgb)
+            let data = try #require(cairo_image_surface_get_data(image.surface))
+            for y in 0..<size.height {
+                let row = UnsafeMutableRawPointer(data + y * image.stride).assumingMemoryBound(to: UInt32.self)
+                for x in 0..<size.width { row[x] = UInt32(truncatingIfNeeded: rng.next()) }
+            }
+            cairo_surface_mark_dirty(image.surface)
+            return PageSnapshot(of: image, backdrop: PaperIDs.next())
+        }
+        for page in 0..<8 { pipeline.setPaper(try paper(), forPage: page) }
+        pipeline.turn(to: 4)
+        pipeline.keepPapers(within: 2)
+        #expect(Set(pipeline.papers.keys) == [2, 3, 4, 5, 6])
+        let one = try #require(pipeline.papers[4]).bytes
+        pipeline.keepPapers(within: 2, budget: one * 3)
+        #expect(pipeline.papers.count == 3 && pipeline.papers[4] != nil && pipeline.papers[3] != nil && pipeline.papers[5] != nil)
+        pipeline.keepPapers(within: 2, budget: 0)
+        #expect(Set(pipeline.papers.keys) == [4], "the page shown keeps its paper")
+        #expect(pipeline.paperBytes == one)
     }
 }

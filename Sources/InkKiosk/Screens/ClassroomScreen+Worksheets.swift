@@ -144,13 +144,17 @@ extension ClassroomScreen {
             reopen(ref, context)
             return
         }
-        pipeline.keepPapers(within: OpenedWorksheet.nearby)
+        let budget = settings.worksheets.cacheBytes
+        pipeline.keepPapers(within: OpenedWorksheet.nearby, budget: budget)
         guard !sheet.painting else { return }
         let current = pipeline.notebook.current
         let wanted = [current, current + 1, current - 1, current + 2, current - 2]
         guard let page = wanted.first(where: { pipeline.notebook.worksheetPage(at: $0) != nil && pipeline.papers[$0] == nil
                                                && !sheet.failed.contains($0) })
         else { return }
+        // A neighbour's paper only while another one of the size of the last fits the budget
+        // (a scanned page takes about a screen of pixels); the page shown always gets one.
+        if page != current, pipeline.paperBytes + sheet.lastPaperBytes > budget { return }
         sheet.painting = true
         let size = style.metrics.size, area = pageArea
         sheets.run({ try Exporter(size: size, background: .color(.white), backdrop: try sheet.sheet.page(page + 1), pageArea: area).paper() }) {
@@ -158,7 +162,9 @@ extension ClassroomScreen {
             sheet.painting = false
             guard let self, opened === sheet else { return }
             switch painted {
-            case .success(let paper): pipeline.setPaper(paper, forPage: page)
+            case .success(let paper):
+                sheet.lastPaperBytes = paper.bytes
+                pipeline.setPaper(paper, forPage: page)
             case .failure(let error): context.log("worksheet page \(page + 1): \(error)"); sheet.failed.insert(page)
             }
             keepWorksheetPapers(context)
@@ -212,8 +218,12 @@ final class OpenedWorksheet: @unchecked Sendable {
     /// A page's paper is being rendered (one at a time: the page shown is never queued behind others).
     var painting = false
     var failed: Set<Int> = []
+    /// The size of the last paper made (the next one's likely size).
+    var lastPaperBytes: Int
     var file: String { ref.file }
-    init(sheet: Worksheet, ref: WorksheetRef, firstPaper: PageSnapshot) { self.sheet = sheet; self.ref = ref; self.firstPaper = firstPaper }
+    init(sheet: Worksheet, ref: WorksheetRef, firstPaper: PageSnapshot) {
+        self.sheet = sheet; self.ref = ref; self.firstPaper = firstPaper; lastPaperBytes = firstPaper.bytes
+    }
 }
 
 /// The list poppler's thread made (its thumbnails are only read afterwards).

@@ -33,7 +33,7 @@ extension ScreenSettings {
             s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
             s.worksheets = WorksheetShelf(folders: worksheetFolders,
                                           limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
-                                          maxListed: worksheetsListed)
+                                          maxListed: worksheetsListed, cacheMB: worksheetCacheMB)
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }
