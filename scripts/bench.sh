@@ -34,11 +34,14 @@ echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
 "$BIN" replay "$REC" --size "$SIZE" --no-prediction --stats | tee "$OUT"
 PEAKS+=("replay-stats $(peak_of "$OUT")")
 echo
-SHEET=out/bench/worksheet-12.pdf
-[[ -f $SHEET ]] || python3 Tests/e2e/worksheet_pdf.py "$SHEET" --pages 12 --lines 20 --title "Fractions, week 3"
-echo "== inkkiosk worksheet-bench $SHEET --recording $REC --size $SIZE (a worksheet's pages: paper, turns, ink over them)"
-"$BIN" worksheet-bench "$SHEET" --recording "$REC" --size "$SIZE"
-echo
+# Worksheets: a typed one (text and a box a page) and a scanned one (a 150 dpi picture a page).
+[[ -f out/bench/worksheet-12.pdf ]] || python3 Tests/e2e/worksheet_pdf.py out/bench/worksheet-12.pdf --pages 12 --lines 20 --title "Fractions, week 3"
+[[ -f out/bench/scanned-6.pdf ]] || python3 Tests/e2e/worksheet_pdf.py out/bench/scanned-6.pdf --pages 6 --scanned --title "Scanned worksheet"
+for SHEET in out/bench/worksheet-12.pdf out/bench/scanned-6.pdf; do
+    echo "== inkkiosk worksheet-bench $SHEET --recording $REC --size $SIZE (a worksheet's pages: paper, turns, ink over them)"
+    "$BIN" worksheet-bench "$SHEET" --recording "$REC" --size "$SIZE"
+    echo
+done
 echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
 "$BIN" api-bench --clients 200 --seconds 10
 echo

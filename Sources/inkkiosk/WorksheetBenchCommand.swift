@@ -100,7 +100,10 @@ struct WorksheetBenchCommand: ParsableCommand {
         var first: [Double] = [], again: [Double] = []
         var visited: Set<Int> = [restored.notebook.current]
         for k in 0..<max(turns, pages) {
-            let page = (restored.notebook.current + 1 + k % 3) % pages
+            // Every page once in order, then back and forth by one to three pages.
+            let step = k < pages ? 1 : [1, pages - 1, 2, pages - 2, 3][k % 5]
+            let page = (restored.notebook.current + step) % pages
+            guard page != restored.notebook.current else { continue }
             let ms = try timed { restored.turn(to: page); try restored.renderFrame() }.1
             if visited.insert(page).inserted { first.append(ms) } else { again.append(ms) }
         }
@@ -151,8 +154,9 @@ struct WorksheetBenchCommand: ParsableCommand {
         print("  page turn, paper cached     first visit \(f(r.turnFirstVisitMs))   again \(f(r.turnAgainMs))  (\(strokesPerPage) strokes a page)")
         print("  page turn, paper not cached \(f(r.turnColdMs))")
         if let b = r.blankFrameMs, let w = r.worksheetFrameMs {
-            print("  frame render, ink on blank paper      \(f(b))")
-            print("  frame render, ink on a worksheet page \(f(w))   ratio of medians \(String(cFormat: "%.2f", b.median > 0 ? w.median / b.median : 0))")
+            func f3(_ s: Summary) -> String { String(cFormat: "median %.4f ms  p99 %.4f ms", s.median, s.p99) }
+            print("  frame render, ink on blank paper      \(f3(b))")
+            print("  frame render, ink on a worksheet page \(f3(w))   ratio of medians \(String(cFormat: "%.2f", b.median > 0 ? w.median / b.median : 0))")
         }
         print("  memory                      peak RSS \(String(cFormat: "%.1f", r.peakRSSMiB)) MiB (this benchmark: every page's paper, three pipelines and four replays at once)")
     }
