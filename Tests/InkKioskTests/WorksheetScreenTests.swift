@@ -148,6 +148,21 @@ import InkWorksheet
         #expect(inkAcrossTheBox(png2, f, y: 460) && heading(png2, f) > 300)
     }
 
+    @Test func aNotebookThatCannotBeSavedIsNotReplaced() throws {
+        var s = try settings()
+        try Worksheets.write("\(dir)/not-a-folder", Array("a file".utf8))
+        s.saveDirectory = "\(dir)/not-a-folder/saved"   // cannot be made: a file is in the way
+        try Worksheets.make("\(dir)/sheets/fractions.pdf", pages: 2)
+        let booth = try Booth(s)
+        try booth.draw([Point(300, 400), Point(700, 400)])
+        try open("Fractions", in: booth)
+        #expect(booth.pipeline.notebook.worksheet == nil, "the worksheet is not opened")
+        #expect(booth.pipeline.document.strokes.count == 1, "the ink is still there")
+        #expect(booth.logged.contains { $0.contains("not opened: the notebook shown could not be saved") }, "\(booth.logged)")
+        let banner = booth.shown.image.pixel(x: 200, y: 742)
+        #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+    }
+
     @Test func aWorksheetThatIsGoneLeavesItsInkOnBlankPagesAndSaysSo() throws {
         let s = try settings()
         try Worksheets.make("\(dir)/sheets/maps.pdf", pages: 2, title: "Maps")

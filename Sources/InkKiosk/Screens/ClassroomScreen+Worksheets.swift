@@ -115,12 +115,13 @@ extension ClassroomScreen {
         let unsaved = !pipeline.notebook.isBlank && savedRevisions != pipeline.notebook.pages.map(\.revision)
         if unsaved {
             guard !saving else { return }   // the save under way calls back
-            save(context) { [weak self] ok in
+            save(context) { [weak self] failure in
                 guard let self else { return }
-                if ok { openWhenSaved(context); return }
+                guard let failure else { openWhenSaved(context); return }
                 pendingSheet = nil
                 loadingSheet = false
-                message = Notice(UIText.format(settings.text.worksheetNotOpened, "see the log"), warning: true)
+                message = Notice(UIText.format(settings.text.worksheetNotOpened, failure), warning: true)
+                context.log("worksheet \(sheet.ref.file) not opened: the notebook shown could not be saved (\(failure))")
             }
             return
         }

@@ -122,8 +122,8 @@ public final class ClassroomScreen: KioskScreen {
     }
 
     /// Every page as a PNG, and all of them in one PDF, into the save directory; a worksheet's
-    /// pages lie under their ink. `then` runs once the files are written (true) or not (false).
-    func save(_ context: ScreenContext, then: ((Bool) -> Void)? = nil) {
+    /// pages lie under their ink. `then` runs once the files are written (nil) or not (why).
+    func save(_ context: ScreenContext, then: ((String?) -> Void)? = nil) {
         let pipeline = context.pipeline
         let sheet = pipeline.notebook.worksheet
         let stem = sheet.map { SaveName.stem($0.title) } ?? "notebook"
@@ -153,11 +153,11 @@ public final class ClassroomScreen: KioskScreen {
                 if pipeline.notebook.pages.count == revisions.count { savedRevisions = revisions }
                 message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
                 context.log("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
-                then?(true)
+                then?(nil)
             case .failure(let error):
                 message = Notice(UIText.format(settings.text.notebookNotSaved, StorageError.reason(error)), warning: true)
                 context.log("cannot save the notebook: \(error)")
-                then?(false)
+                then?(StorageError.reason(error))
             }
         }
     }
