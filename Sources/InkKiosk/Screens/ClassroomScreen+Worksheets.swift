@@ -95,8 +95,7 @@ extension ClassroomScreen {
         sheets.run({ () -> OpenedWorksheet in
             let sheet = try Worksheet(path: path, limits: limits)
             let ref = try sheet.reference(limits: limits)
-            let first = try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(1), pageArea: area).paper()
-            return OpenedWorksheet(sheet: sheet, ref: ref, firstPaper: first)
+            return OpenedWorksheet(sheet: sheet, ref: ref, firstPaper: try OpenedWorksheet.paper(sheet, page: 1, size: size, area: area))
         }) { outcome in
             if case .success(let s) = outcome {
                 context.log("worksheet \(path) (\(s.ref.pages) pages, sha256 \(s.ref.sha256.prefix(12))…) read in "
@@ -158,7 +157,7 @@ extension ClassroomScreen {
         if page != current, pipeline.paperBytes + sheet.lastPaperBytes > budget { return }
         sheet.painting = true
         let size = style.metrics.size, area = pageArea
-        sheets.run({ try Exporter(size: size, background: .color(.white), backdrop: try sheet.sheet.page(page + 1), pageArea: area).paper() }) {
+        sheets.run({ try OpenedWorksheet.paper(sheet.sheet, page: page + 1, size: size, area: area) }) {
             [weak self] painted in
             sheet.painting = false
             guard let self, opened === sheet else { return }
@@ -185,8 +184,7 @@ extension ClassroomScreen {
             let sheet = try Worksheet(path: path, limits: limits)
             var found = ref
             found.file = path
-            let first = try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(1), pageArea: area).paper()
-            return OpenedWorksheet(sheet: sheet, ref: found, firstPaper: first)
+            return OpenedWorksheet(sheet: sheet, ref: found, firstPaper: try OpenedWorksheet.paper(sheet, page: 1, size: size, area: area))
         }) { [weak self] outcome in
             guard let self else { return }
             loadingSheet = false
@@ -219,6 +217,11 @@ final class OpenedWorksheet: @unchecked Sendable {
     /// A page's paper is being rendered (one at a time: the page shown is never queued behind others).
     var painting = false
     var failed: Set<Int> = []
+    /// Page `page` (1 for the first) on its desk, as the screen shows it under the ink (poppler's thread only).
+    static func paper(_ sheet: Worksheet, page: Int, size: PixelSize, area: Rect) throws -> PageSnapshot {
+        try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(page), pageArea: area).paper()
+    }
+
     /// The size of the last paper made (the next one's likely size).
     var lastPaperBytes: Int
     var file: String { ref.file }
