@@ -185,7 +185,7 @@ private struct Handwriting {
         for i in 1...60 {
             let x = x0 + Double(i) * 4, wave = y + 12 * sin(Double(i) * 0.6)
             send(.axis(axes(x, wave, 0.4 + 0.3 * abs(sin(Double(i) * 0.2)))))
-            if i % 4 == 0 { try? pipeline.renderFrame() }
+            if i % 4 == 0 { _ = try? pipeline.renderFrame() }
         }
         send(.tip(isDown: false, axes: axes(x0 + 240, y, 0)))
         send(.proximity(isIn: false, tool: .pen, serial: 1, axes: axes(x0 + 240, y, 0)))
