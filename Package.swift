@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // Worksheets: PDF pages under the ink, drawn by poppler-glib (loaded at the first worksheet, not linked).
-        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", .product(name: "Crypto", package: "swift-crypto")]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.

@@ -33,6 +33,8 @@ public struct ScreenSettings: Sendable, Equatable {
     public var worksheetsListed = 60
     /// RAM for the papers of a worksheet's pages around the one shown.
     public var worksheetCacheMB = 24
+    /// The tablet's disk for worksheets copied from the USB stick (the oldest opened go first).
+    public var worksheetCopiesMB = 256
     public static let defaultAPIAddress = "127.0.0.1:7300"
     /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
     /// nil: no host, the signature screen loops on its own.

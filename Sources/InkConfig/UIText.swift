@@ -40,6 +40,8 @@ public struct UIText: Sendable, Equatable {
     public var worksheetProblem = "This worksheet cannot be opened: %@"
     /// "%@" is the worksheet's name.
     public var worksheetGone = "The worksheet %@ is no longer on this tablet: its ink is shown on blank pages."
+    /// "%@" is the worksheet's name: it is open from the USB stick, which must stay in.
+    public var worksheetNotCopied = "%@ could not be copied to this tablet: keep the USB stick in until it is saved."
     /// "%@" is the reason; the notebook shown stays.
     public var worksheetNotOpened = "The pages could not be saved (%@), so the worksheet was not opened."
     // Both
@@ -58,7 +60,7 @@ public struct UIText: Sendable, Equatable {
          ("new_page", \.newPage), ("save", \.save), ("saved", \.saved), ("notebook_not_saved", \.notebookNotSaved),
          ("worksheets", \.worksheets), ("close", \.close), ("worksheet_pages", \.worksheetPages), ("no_worksheets", \.noWorksheets),
          ("opening_worksheet", \.openingWorksheet), ("worksheet_problem", \.worksheetProblem), ("worksheet_gone", \.worksheetGone),
-         ("worksheet_not_opened", \.worksheetNotOpened),
+         ("worksheet_not_opened", \.worksheetNotOpened), ("worksheet_not_copied", \.worksheetNotCopied),
          ("storage_warning", \.storageWarning)]
     }
 

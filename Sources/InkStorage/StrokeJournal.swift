@@ -285,7 +285,7 @@ public struct StorageError: Error, CustomStringConvertible {
         return text.count > 60 ? String(text.prefix(57)) + "…" : text
     }
 
-    static func errno(_ what: String) -> StorageError {
+    public static func errno(_ what: String) -> StorageError {
         let reason = String(cString: strerror(Glibc.errno))
         return StorageError(description: "\(what): \(reason)", reason: reason)
     }

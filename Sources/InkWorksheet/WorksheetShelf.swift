@@ -15,8 +15,15 @@ public struct WorksheetShelf: Sendable {
     /// RAM for the papers of the worksheet's pages around the one shown.
     public var cacheBytes: Int
 
-    public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60, cacheMB: Int = 24) {
+    /// Where worksheets opened from the stick are kept (`copies` in the tablet's own folder),
+    /// and how much of the tablet's disk they may take; nil: no stick is configured.
+    public var copies: WorksheetCopies?
+
+    /// `folders[0]` is the tablet's own folder; any others (a USB stick) are only read.
+    public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60, cacheMB: Int = 24,
+                copiesMB: Int = 256) {
         self.folders = folders; self.limits = limits; self.maxListed = maxListed; cacheBytes = cacheMB << 20
+        copies = folders.count > 1 ? WorksheetCopies(folder: Self.join(folders[0], "copies"), maxBytes: copiesMB << 20) : nil
     }
 
     /// One PDF as the list shows it: its name and page count and first page, or why it cannot be used.
@@ -47,17 +54,54 @@ public struct WorksheetShelf: Sendable {
         return (shown, files.count - shown.count)
     }
 
-    /// Every `*.pdf` directly in the folders (not below), sorted by file name; a missing
-    /// folder (no stick in the slot) has none.
+    /// Every `*.pdf` directly in the folders and the copies (not below), sorted by file name; a
+    /// missing folder (no stick in the slot) has none. A stick's file whose copy (same name and
+    /// size) is on the tablet is listed once, as the copy.
     public func pdfFiles() -> [String] {
         var out: [String] = []
-        for folder in folders {
+        var copied: Set<String> = []
+        for folder in [folders[0]] + (copies.map { [$0.folder] } ?? []) + folders.dropFirst() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
             for name in names where name.lowercased().hasSuffix(".pdf") && !name.hasPrefix(".") {
-                out.append(folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+                let path = Self.join(folder, name)
+                let key = "\(name)|\(Self.size(of: path))"
+                if folder == copies?.folder { copied.insert(key) } else if isOnStick(path) && copied.contains(key) { continue }
+                out.append(path)
             }
         }
         return out.sorted { Worksheet.fileName($0).lowercased() < Worksheet.fileName($1).lowercased() }
+    }
+
+    /// Whether `path` lies in one of the folders that are only read (a USB stick that may be pulled out).
+    public func isOnStick(_ path: String) -> Bool {
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return folders.dropFirst().contains { $0 == folder || $0 == folder + "/" }
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    private static func size(of path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : -1
+    }
+
+    /// Opens `path` as a worksheet, with what the journal remembers of it. A file on the stick
+    /// is copied to the tablet and opened from there; if that fails it is opened where it is,
+    /// and `notCopied` says why (its pages then need the stick).
+    public func open(_ path: String) throws -> (sheet: Worksheet, ref: WorksheetRef, notCopied: String?) {
+        let sheet = try Worksheet(path: path, limits: limits)
+        let ref = try sheet.reference(limits: limits)
+        guard let copies, isOnStick(path) else { return (sheet, ref, nil) }
+        do {
+            let local = try copies.keep(path, sha256: ref.sha256)
+            var kept = ref
+            kept.file = local
+            return (try Worksheet(path: local, limits: limits), kept, nil)
+        } catch {
+            return (sheet, ref, "\(error)")
+        }
     }
 
     /// The file with this content: where it was, else any PDF in the folders of its size
@@ -92,8 +136,10 @@ extension Worksheet {
             }
             hash.update(data: buffer[0..<n])
         }
-        return hash.finalize().map { String(cFormat: "%02x", Int32($0)) }.joined()
+        return hex(hash.finalize())
     }
+
+    static func hex(_ digest: SHA256.Digest) -> String { digest.map { String(cFormat: "%02x", Int32($0)) }.joined() }
 
     /// What the journal remembers of this worksheet (its SHA-256 read from the file now).
     public func reference(limits: Limits) throws -> WorksheetRef {

@@ -16,6 +16,7 @@ import InkWorksheet
 @Suite struct WorksheetScreenTests {
     let dir: String
     init() throws { dir = try Fixtures.outputDirectory("worksheet-screen-\(UUID().uuidString.prefix(8))") }
+    init(dir: String) { self.dir = dir }
 
     func settings() throws -> ScreenSettings {
         var s = ScreenSettings()
@@ -192,6 +193,91 @@ import InkWorksheet
         // The note is on screen (the red banner at the bottom).
         let banner = booth.shown.image.pixel(x: 200, y: 742)
         #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+    }
+}
+
+/// A worksheet opened from the USB stick is copied to the tablet: the stick can be pulled out.
+@Suite struct WorksheetsFromTheStick {
+    let dir: String
+    init() throws { dir = try Fixtures.outputDirectory("worksheet-stick-\(UUID().uuidString.prefix(8))") }
+
+    @Test func aStickWorksheetIsKeptOnTheTabletSoItsPagesOutliveTheStick() throws {
+        let screens = WorksheetScreenTests(dir: dir)
+        var s = try screens.settings()
+        let stick = "\(dir)/stick"
+        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
+        s.worksheetFolders.append(stick)
+        try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        let journal = "\(dir)/journal.inkj"
+        do {
+            let booth = try Booth(s, journal: journal)
+            try screens.open("Maps", in: booth)
+            #expect(booth.pipeline.notebook.worksheet?.file == "\(dir)/sheets/copies/maps.pdf")
+            #expect(booth.logged.contains { $0.contains("copied to \(dir)/sheets/copies/maps.pdf") }, "\(booth.logged)")
+            try screens.writeInTheBox(booth)
+            // Listed once, as the tablet's copy, while the stick is still in.
+            try booth.tap(.openWorksheets)
+            let entries = try #require(try screens.classroom(booth).shelf?.entries)
+            #expect(entries.map(\.path) == ["\(dir)/sheets/copies/maps.pdf"])
+        }
+        // The teacher takes the stick to the next tablet; this one restarts (a crash, a power cut).
+        try FileManager.default.removeItem(atPath: stick)
+        let booth = try Booth(s, journal: journal)
+        try booth.frame()
+        let f = try screens.fit(booth)
+        #expect(screens.heading(booth.shown, f) > 300, "the page is still under the ink")
+        #expect(screens.inkAcrossTheBox(booth.shown, f))
+        try booth.tap(.save)
+        let pdf = try #require(try screens.classroom(booth).lastSaved.first { $0.hasSuffix(".pdf") })
+        #expect(try run("/usr/bin/pdftotext", [pdf, "-"]).stdout.contains("Worksheet 2"), "saved with its pages, not on blank ones")
+        #expect(!booth.logged.contains { $0.contains("blank pages") }, "\(booth.logged)")
+    }
+
+    @Test func aWorksheetThatCannotBeCopiedOpensFromTheStickAndTheScreenSaysKeepItIn() throws {
+        let screens = WorksheetScreenTests(dir: dir)
+        var s = try screens.settings()
+        let stick = "\(dir)/stick"
+        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
+        s.worksheetFolders.append(stick)
+        try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        // The tablet's folder has a file where the copies' folder would be: nothing can be copied.
+        try Worksheets.write("\(dir)/sheets/copies", Array("in the way".utf8))
+        let booth = try Booth(s, journal: "\(dir)/journal.inkj")
+        try screens.open("Maps", in: booth)
+        #expect(booth.pipeline.notebook.worksheet?.file == "\(stick)/maps.pdf")
+        #expect(booth.logged.contains { $0.contains("not copied to the tablet") }, "\(booth.logged)")
+        try booth.frame()
+        try booth.png("worksheet-not-copied")
+        let banner = booth.shown.image.pixel(x: 200, y: 742)
+        #expect(banner.r > 150 && banner.g < 60, "the warning banner \(banner)")
+    }
+
+    @Test func copiesStayWithinTheirLimitTheOldestOpenedGoingFirst() throws {
+        let folder = "\(dir)/copies"
+        try FileManager.default.createDirectory(atPath: "\(dir)/stick", withIntermediateDirectories: true)
+        var sizes: [String: Int] = [:]
+        for (name, pages) in [("a", 1), ("b", 2), ("c", 3)] {
+            try Worksheets.make("\(dir)/stick/\(name).pdf", pages: pages, title: name)
+            sizes[name] = try #require(try FileManager.default.attributesOfItem(atPath: "\(dir)/stick/\(name).pdf")[.size] as? Int)
+        }
+        func sha(_ name: String) throws -> String { try Worksheet.sha256(of: "\(dir)/stick/\(name).pdf", maxBytes: 1 << 30) }
+        // Room for a and c (the largest), not for all three.
+        let copies = WorksheetCopies(folder: folder, maxBytes: try #require(sizes["a"]) + (try #require(sizes["c"])) + 10)
+        #expect(try copies.keep("\(dir)/stick/a.pdf", sha256: sha("a")) == "\(folder)/a.pdf")
+        #expect(try copies.keep("\(dir)/stick/b.pdf", sha256: sha("b")) == "\(folder)/b.pdf")
+        usleep(20_000)
+        #expect(try copies.keep("\(dir)/stick/a.pdf", sha256: sha("a")) == "\(folder)/a.pdf", "kept once, opened again")
+        #expect(try copies.keep("\(dir)/stick/c.pdf", sha256: sha("c")) == "\(folder)/c.pdf")
+        #expect(copies.files().map(\.path) == ["\(folder)/a.pdf", "\(folder)/c.pdf"], "b was opened longest ago")
+        #expect(try Worksheet.sha256(of: "\(folder)/c.pdf", maxBytes: 1 << 30) == sha("c"), "the copy is the file")
+        // Another worksheet of the same name (another teacher's stick) gets a name of its own.
+        try Worksheets.make("\(dir)/stick/a.pdf", pages: 4, title: "another a")
+        let other = try copies.keep("\(dir)/stick/a.pdf", sha256: sha("a"))
+        #expect(other.hasPrefix("\(folder)/a-") && other != "\(folder)/a.pdf")
+        // A file that is not what was opened (changed on the stick since) is not kept.
+        #expect(throws: StorageError.self) { try copies.keep("\(dir)/stick/b.pdf", sha256: String(repeating: "0", count: 64)) }
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/b.pdf"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasSuffix(".tmp") })
     }
 }
 

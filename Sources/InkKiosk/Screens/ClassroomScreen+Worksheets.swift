@@ -88,22 +88,30 @@ extension ClassroomScreen {
         }
     }
 
-    /// Opens `path` on poppler's thread, with its SHA-256 and its first page's paper.
+    /// Opens `path` on poppler's thread (a stick's file copied to the tablet first), with its
+    /// SHA-256 and its first page's paper.
     private func load(_ path: String, _ context: ScreenContext, then: @escaping (Result<OpenedWorksheet, Error>) -> Void) {
-        let limits = settings.worksheets.limits, size = style.metrics.size, area = pageArea
+        let shelfSettings = settings.worksheets, size = style.metrics.size, area = pageArea
         let started = monotonicNow()
         sheets.run({ () -> OpenedWorksheet in
-            let sheet = try Worksheet(path: path, limits: limits)
-            let ref = try sheet.reference(limits: limits)
-            return OpenedWorksheet(sheet: sheet, ref: ref, firstPaper: try OpenedWorksheet.paper(sheet, page: 1, size: size, area: area))
+            try OpenedWorksheet(shelfSettings.open(path), size: size, area: area)
         }) { outcome in
             if case .success(let s) = outcome {
-                context.log("worksheet \(path) (\(s.ref.pages) pages, sha256 \(s.ref.sha256.prefix(12))…) read in "
+                let copied = s.ref.file == path ? "" : ", copied to \(s.ref.file)"
+                context.log("worksheet \(path) (\(s.ref.pages) pages, sha256 \(s.ref.sha256.prefix(12))…\(copied)) read in "
                             + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000)
                             + "; pages fitted into --page-area \(Int(area.width))x\(Int(area.height))+\(Int(area.minX))+\(Int(area.minY))")
+                Self.logNotCopied(s, context)
             }
             then(outcome)
         }
+    }
+
+    /// A stick's worksheet that could not be kept on the tablet: its pages need the stick (the
+    /// screen says so while it is open, `show`).
+    private static func logNotCopied(_ sheet: OpenedWorksheet, _ context: ScreenContext) {
+        guard let why = sheet.notCopied else { return }
+        context.log("worksheet \(sheet.ref.file) not copied to the tablet (\(why)): its pages and Save need the stick")
     }
 
     /// The notebook shown is saved before the worksheet replaces it (again, if ink came while
@@ -177,14 +185,10 @@ extension ClassroomScreen {
         guard !loadingSheet, lookedFor != ref.sha256 else { return }
         lookedFor = ref.sha256
         loadingSheet = true
-        let shelfSettings = settings.worksheets
-        let limits = shelfSettings.limits, size = style.metrics.size, area = pageArea
+        let shelfSettings = settings.worksheets, size = style.metrics.size, area = pageArea
         sheets.run({ () -> OpenedWorksheet? in
             guard let path = shelfSettings.find(ref) else { return nil }
-            let sheet = try Worksheet(path: path, limits: limits)
-            var found = ref
-            found.file = path
-            return OpenedWorksheet(sheet: sheet, ref: found, firstPaper: try OpenedWorksheet.paper(sheet, page: 1, size: size, area: area))
+            return try OpenedWorksheet(shelfSettings.open(path), size: size, area: area)
         }) { [weak self] outcome in
             guard let self else { return }
             loadingSheet = false
@@ -194,6 +198,7 @@ extension ClassroomScreen {
                 opened = found
                 pipeline.setPaper(found.firstPaper, forPage: 0)
                 context.log("worksheet \(found.ref.file) opened again (sha256 \(ref.sha256))")
+                Self.logNotCopied(found, context)
                 keepWorksheetPapers(context)
             } else {
                 opened = nil
@@ -224,9 +229,14 @@ final class OpenedWorksheet: @unchecked Sendable {
 
     /// The size of the last paper made (the next one's likely size).
     var lastPaperBytes: Int
+    /// Why a stick's worksheet is open from the stick, not from a copy on the tablet.
+    let notCopied: String?
     var file: String { ref.file }
-    init(sheet: Worksheet, ref: WorksheetRef, firstPaper: PageSnapshot) {
-        self.sheet = sheet; self.ref = ref; self.firstPaper = firstPaper; lastPaperBytes = firstPaper.bytes
+    /// A worksheet just opened, its first page's paper drawn (poppler's thread).
+    init(_ opened: (sheet: Worksheet, ref: WorksheetRef, notCopied: String?), size: PixelSize, area: Rect) throws {
+        sheet = opened.sheet; ref = opened.ref; notCopied = opened.notCopied
+        firstPaper = try Self.paper(opened.sheet, page: 1, size: size, area: area)
+        lastPaperBytes = firstPaper.bytes
     }
 }
 

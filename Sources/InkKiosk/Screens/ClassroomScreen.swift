@@ -293,6 +293,10 @@ public final class ClassroomScreen: KioskScreen {
             chrome += s.banner(UIText.format(settings.text.storageWarning, storageWarning), y: y, warning: true)
             y -= s.target + s.gap
         }
+        if let sheet = opened, sheet.notCopied != nil {
+            chrome += s.banner(UIText.format(settings.text.worksheetNotCopied, sheet.ref.title), y: y, warning: true)
+            y -= s.target + s.gap
+        }
         if let message { chrome += s.banner(message.text, y: y, warning: message.warning) }
         var areas = [l.toolbar]
         if let popup = l.popup { areas.append(popup) }

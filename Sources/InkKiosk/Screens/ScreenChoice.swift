@@ -33,7 +33,8 @@ extension ScreenSettings {
             s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
             s.worksheets = WorksheetShelf(folders: worksheetFolders,
                                           limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
-                                          maxListed: worksheetsListed, cacheMB: worksheetCacheMB)
+                                          maxListed: worksheetsListed, cacheMB: worksheetCacheMB,
+                                          copiesMB: worksheetCopiesMB)
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }
