@@ -27,6 +27,16 @@ find Tests/e2e -maxdepth 1 -type f -exec cp -t "$KIT/Tests/e2e/" {} +   # not __
 truncate -s 64M "$WORK/data.img"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/data.img"   # no zeroing in the background, eating the budget
 
+# A USB stick (FAT, as teachers' sticks are) with two worksheets: a typed one and a scanned one
+# of 25 MB. The guest mounts it read-only as the classroom's worksheets_usb and later pulls it
+# out (vm-unplug stick: QMP device_del).
+python3 Tests/e2e/worksheet_pdf.py "$WORK/fractions.pdf" --pages 2 --title Fractions
+python3 Tests/e2e/worksheet_pdf.py "$WORK/scanned-atlas.pdf" --pages 18 --title Atlas --scanned
+truncate -s 64M "$WORK/stick.img"
+mkfs.vfat -n WORKSHEETS "$WORK/stick.img" >/dev/null
+mcopy -i "$WORK/stick.img" "$WORK/fractions.pdf" "$WORK/scanned-atlas.pdf" ::/
+rm "$WORK/fractions.pdf" "$WORK/scanned-atlas.pdf"
+
 echo "e2e: work directory $WORK"
 status=0
 only=()
@@ -37,6 +47,9 @@ fi
 # --second-screen: a virtio-gpu card whose monitor the guest can unplug and swap (display faults).
 python3 scripts/vm/run.py --work "$WORK" --timeout 1200 --quiet --second-screen 1280x800 "${only[@]}" \
     --qemu=-drive --qemu="file=$WORK/data.img,if=virtio,format=raw,cache=directsync,throttling.iops-write=20" \
+    --qemu=-device --qemu=qemu-xhci,id=xhci \
+    --qemu=-drive --qemu="file=$WORK/stick.img,if=none,id=stickdisk,format=raw" \
+    --qemu=-device --qemu=usb-storage,bus=xhci.0,drive=stickdisk,id=stick \
     -- "$KIT/Tests/e2e/guest.sh" || status=$?
 if (( status != 0 )); then
     echo "e2e: the VM session failed (status $status); console log: $WORK/console.log; screenshots: $WORK/shots/" >&2

@@ -4,8 +4,11 @@ back with poppler's own tools (pdftotext, pdfinfo, pdftoppm)."""
 import glob
 import json
 import os
+import re
 import subprocess
 import tempfile
+
+from check_durability import latency
 
 from PIL import Image
 
@@ -28,17 +31,45 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
         return sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)
                    if (lambda p: p[0] > 150 and p[1] < 60 and p[2] < 60)(im.getpixel((x, y)))) > 20
 
+    def log_of(session):
+        path = os.path.join(work, f"{session}.log")
+        return path, open(path).read() if os.path.exists(path) else ""
+
     im, p = shot("worksheet-list")
     if im:
-        check(ink_count(im, (40, 200, 700, 460)) > 500, "Worksheets: a list of the PDFs in the folder", p)
+        check(ink_count(im, (40, 200, 700, 460)) > 500, "Worksheets: a list of the PDFs in the folder and on the USB stick", p)
     im, p = shot("worksheet-refused")
     if im:
         check(red_banner(im), "a 1000-page PDF is refused with a message on screen", p)
-    log = os.path.join(work, "session9.log")
-    text = open(log).read() if os.path.exists(log) else ""
+    log, text = log_of("session9-load")
     check("a-thousand-pages.pdf: 1000 pages; worksheets may have at most 200" in text
           and "b-scanned-book.pdf: 50 MiB; worksheets may have at most 32 MiB" in text,
           "the log names the refused files and why (1000 pages, 50 MB)", log)
+    copied = re.search(r"worksheet /run/media/usb/scanned-atlas\.pdf \(18 pages, sha256 \w+…, copied to (\S+)\) read in (\d+) ms", text)
+    check(copied is not None and copied.group(1).endswith("/sheet/worksheets/copies/scanned-atlas.pdf"),
+          "the scanned worksheet on the USB stick was copied to the tablet's worksheets/copies as it was opened", log)
+    ink, load = latency(work, "session9-ink"), latency(work, "session9-load")
+    found_path = os.path.join(work, "sheet-load.json")
+    found = json.load(open(found_path)) if os.path.exists(found_path) else None
+    if ink and load and found and copied:
+        a, b = ink["inputToFlipMs"], load["inputToFlipMs"]
+        print(f"figure: a 25 MB scanned worksheet (18 pages) from the USB stick: copied, hashed and its first page "
+              f"drawn in {int(copied.group(2))} ms on poppler's thread; the pen wrote {found['rounds']} rounds of "
+              f"signatures meanwhile: input→flip median {b['median']:.2f} ms p99 {b['p99']:.2f} ms max {b['max']:.2f} ms "
+              f"({load['frames']} frames); the same signatures with no PDF: median {a['median']:.2f} ms "
+              f"p99 {a['p99']:.2f} ms max {a['max']:.2f} ms ({ink['frames']} frames); kiosk peak RSS "
+              f"{load.get('peakRSSMiB') or 0:.1f} MiB with it loaded")
+        check(found["rounds"] >= 1 and b["p99"] <= 1.5 * a["p99"] + 8 and b["max"] < int(copied.group(2)) / 2,
+              f"the ink does not wait for the PDF: input→flip p99 {b['p99']:.1f} ms while it loaded for "
+              f"{int(copied.group(2))} ms, {a['p99']:.1f} ms without it (limit 1.5× + 8 ms), longest {b['max']:.1f} ms",
+              found_path)
+    else:
+        check(False, "the worksheet load session left its figures (session9-ink, session9-load)", found_path)
+    im, p = shot("worksheet-atlas")
+    if im and fit:
+        grain = [im.getpixel(page_px(100 + 40 * k, 700))[0] for k in range(10)]
+        check(heading(im) > 300 and all(205 < g < 250 for g in grain) and len(set(grain)) > 2,
+              "the scanned worksheet's first page on screen (its heading's bar, the scan's grey grain)", p)
     if fit is None:
         check(False, "the worksheet was opened and its page area logged", fit_path)
         return
@@ -58,9 +89,12 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
     if im:
         check(heading(im) > 300 and ink_across(im, 460) and not ink_across(im, 420),
               "after kill -9 and a restart: page 2 again, the worksheet under its ink", p)
-    log = os.path.join(work, "session9-restart.log")
-    text = open(log).read() if os.path.exists(log) else ""
-    check("opened again" in text, "the restarted kiosk found the worksheet by its SHA-256", log)
+    log, text = log_of("session9")
+    check("worksheet /run/media/usb/fractions.pdf (2 pages" in text and "copies/fractions.pdf opened: 2 pages" in text,
+          "the typed worksheet was opened from the tablet's copy of the stick's file", log)
+    log, text = log_of("session9-restart")
+    check(re.search(r"worksheet \S+/sheet/worksheets/copies/fractions\.pdf opened again", text) is not None,
+          "the restarted kiosk found the worksheet by its SHA-256 on the tablet, the stick pulled out", log)
     saved = sorted(glob.glob(os.path.join(work, "sheet", "saved", "Fractions-*.pdf")))
     check(len(saved) == 1, f"Save wrote the annotated worksheet ({[os.path.basename(s) for s in saved]})",
           os.path.join(work, "sheet", "saved"))

@@ -208,23 +208,46 @@ def disk_full_session(binary, pen):
     subprocess.run(["umount", full], check=False)
 
 
+STICK = "/run/media/usb"   # /run is the guest's own tmpfs (the host root is read-only)
+
+
+def mount_stick():
+    """The USB stick (e2e.sh: FAT, two worksheets) as a board's automounter leaves it: read-only
+    at /run/media/usb. The USB bus is enumerated in the background, so its disk may come late."""
+    deadline = time.monotonic() + 30
+    while not os.path.exists("/dev/sda"):
+        if time.monotonic() > deadline:
+            raise SystemExit("scenario: the USB stick (/dev/sda) did not appear in 30 s")
+        time.sleep(0.05)
+    os.makedirs(STICK, exist_ok=True)
+    subprocess.run(["mount", "-t", "vfat", "-o", "ro", "/dev/sda", STICK], check=True)
+
+
+def pull_stick():
+    """The stick pulled out while still mounted, as a hand does it: QEMU removes the USB device."""
+    subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-unplug"), "stick"], check=True)
+    deadline = time.monotonic() + 30
+    while os.path.exists("/sys/block/sda"):
+        if time.monotonic() > deadline:
+            raise SystemExit("scenario: the USB stick's disk was still there 30 s after it was pulled")
+        time.sleep(0.05)
+
+
 def worksheet_session(binary, pen, touch):
     """A worksheet in the classroom: the list (with a 1000-page and a 50 MB PDF refused on
-    screen), the worksheet opened, written on two pages, kill -9, back with its pages and ink,
-    then saved as an annotated PDF."""
-    config = session_config("classroom.toml", "sheet")
+    screen, and the USB stick's worksheets), a 25 MB scanned worksheet loaded from the stick
+    while the pen writes, the typed one opened, the stick pulled out, two pages written,
+    kill -9, back with its pages and ink, then saved as an annotated PDF."""
+    from scenario import signature_path
+    mount_stick()
+    config = session_config("classroom.toml", "sheet", f'worksheets_usb = "{STICK}"\n')
     folder = os.path.join(WORK, "sheet", "worksheets")
     os.makedirs(folder, exist_ok=True)
-    worksheet_pdf(os.path.join(folder, "fractions.pdf"), pages=2, title="Fractions")
     worksheet_pdf(os.path.join(folder, "a-thousand-pages.pdf"), pages=1000, title="Every exercise of the year")
     with open(os.path.join(folder, "b-scanned-book.pdf"), "wb") as f:   # 50 MB: holes cost the disk nothing
         f.write(b"%PDF-1.4\n")
         f.truncate(50 << 20)
-    kiosk = Kiosk(binary, "session9", "--config", config)
-    b = classroom_buttons()
     hand = 0.1
-    touch.tap(*b["Worksheets"])
-    kiosk.wait_log(lambda t: "worksheets: 3 listed" in t, "the worksheets listed")
     # The rows (ShelfPanel): below the toolbar (121 px) and the list's margin and title bar.
     top, target, gap = 121, mm(12), mm(2)
     row_h = round(target * 1.6)
@@ -232,11 +255,47 @@ def worksheet_session(binary, pen, touch):
     def row(k):
         return 0.5, (top + 2 * gap + target + 2 * gap + row_h / 2 + k * (row_h + gap)) / H
 
+    def write_signatures(rounds):
+        for _ in range(rounds):
+            for points in signature_path():
+                pen.stroke(points, pressure=0.5)
+        pen.out()
+
+    # The ink alone, for comparison: the same signatures, no PDF anywhere.
+    kiosk = Kiosk(binary, "session9-ink", "--config", config)
+    write_signatures(3)
+    kiosk.wait_idle(what="the signatures")
+    kiosk.stop()
+    # The ink while the scanned worksheet (25 MB, 18 pages) is copied from the stick, hashed and
+    # its first page drawn, all on poppler's thread.
+    kiosk = Kiosk(binary, "session9-load", "--config", config)
+    b = classroom_buttons()
+    touch.tap(*b["Worksheets"])
+    kiosk.wait_log(lambda t: "worksheets: 4 listed" in t, "the worksheets listed")
     frames = kiosk.wait_idle(what="the list")
     shot("worksheet-list", frames_above=frames - 1)
     time.sleep(hand)
     touch.tap(*row(0))   # the 1000-page one: refused, on screen
     shot("worksheet-refused", accept=lambda status: True)
+    time.sleep(hand)
+    touch.tap(*row(3))
+    started, rounds = time.monotonic(), 0
+    while "scanned-atlas.pdf (" not in open(kiosk.log_path).read() and rounds < 40:
+        write_signatures(1)
+        rounds += 1
+    loaded = time.monotonic() - started
+    kiosk.wait_log(lambda t: "scanned-atlas.pdf opened" in t, "the scanned worksheet opened")
+    shot("worksheet-atlas", accept=lambda status: "page 1 on screen" in status)
+    kiosk.stop()
+    with open(os.path.join(WORK, "sheet-load.json"), "w") as f:
+        json.dump({"seconds": loaded, "rounds": rounds}, f)
+    say(f"session9-load: the scanned worksheet loaded in {loaded:.1f} s while {rounds} rounds of signatures were written")
+
+    kiosk = Kiosk(binary, "session9", "--config", config)
+    kiosk.wait_log(lambda t: "scanned-atlas.pdf opened again" in t, "the scanned worksheet restored")
+    touch.tap(*classroom_buttons("1 / 18")["Worksheets"])
+    kiosk.wait_log(lambda t: "worksheets: 4 listed" in t, "the worksheets listed")
+    kiosk.wait_idle(what="the list")
     time.sleep(hand)
     touch.tap(*row(2))
     text = kiosk.wait_log(lambda t: "fractions.pdf opened" in t, "the worksheet opened")
@@ -252,6 +311,9 @@ def worksheet_session(binary, pen, touch):
         return (left + x * scale) / W, (top_ + y * scale) / H
 
     shot("worksheet-page1-blank", accept=lambda status: "page 1 on screen" in status)
+    # The teacher takes the stick to the next tablet; this one's worksheet was copied to it.
+    pull_stick()
+    say("session9: the USB stick was pulled out")
     time.sleep(hand)
     pen.stroke([on_page(120 + 350 * i / 40, 420) for i in range(41)], pressure=0.6)
     pen.out()

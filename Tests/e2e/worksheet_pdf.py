@@ -14,13 +14,22 @@ import random
 import zlib
 
 
+# Grain: a random byte made a grey within 12 of the paper's (235) or the heading's ink (40).
+PAPER = bytes(235 + b % 24 - 12 for b in range(256))
+INK = bytes(40 + b % 24 - 12 for b in range(256))
+
+
 def scan(n, width=1240, height=1754):
     """A page scanned at 150 dpi: grey paper grain, a dark bar where the heading is."""
     rng = random.Random(n)
     rows = []
     for y in range(height):
-        heading = 130 < y < 210
-        rows.append(b"\0" + bytes((40 if heading and 150 < x < 700 else 235) + rng.randrange(-12, 12) for x in range(width)))
+        grain = rng.randbytes(width)
+        if 130 < y < 210:
+            row = grain[:151].translate(PAPER) + grain[151:700].translate(INK) + grain[700:].translate(PAPER)
+        else:
+            row = grain.translate(PAPER)
+        rows.append(b"\0" + row)
     return width, height, zlib.compress(b"".join(rows), 6)
 
 

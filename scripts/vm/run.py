@@ -13,7 +13,8 @@ relative paths are taken from the current directory.
 The work directory (--work, default a fresh /tmp/inkkiosk-vm-XXXX) is shared WRITABLE at the
 same absolute path; the guest command finds it in $IK_WORK. Screenshots: the guest runs
 `vm-shot NAME` (scripts/vm is on the guest command's PATH), this script saves the screen
-through QMP screendump as WORK/shots/NAME.png and the guest continues.
+through QMP screendump as WORK/shots/NAME.png and the guest continues. `vm-unplug ID` asks
+QEMU to remove the device with that id (QMP device_del: a USB stick pulled out).
 
 Exit status: the guest command's status; 124 on timeout; 125 when the VM failed (boot, setup,
 QEMU error); 130 when interrupted. Standard library only.
@@ -42,6 +43,7 @@ EXIT_RE = re.compile(r"@@IK-EXIT (-?\d+)@@")
 START_RE = re.compile(r"@@IK-START@@")
 INITFAIL_RE = re.compile(r"@@IK-INIT-FAILED@@")
 MONITOR_RE = re.compile(r"@@IK-MONITOR (\d{1,5})x(\d{1,5})@@")
+UNPLUG_RE = re.compile(r"@@IK-UNPLUG ([A-Za-z0-9_-]{1,40})@@")
 
 
 def note(msg):
@@ -450,6 +452,17 @@ def main():
             with open(os.path.join(shots, f".monitor-{size}.{result}"), "w") as f:
                 f.write(detail + "\n")
             note(f"second screen: monitor {size}: {result} ({detail})")
+        for mm in UNPLUG_RE.finditer(line):
+            # A device pulled out (a USB stick): QEMU removes it, the guest's driver sees it go.
+            device = mm.group(1)
+            try:
+                get_qmp().execute("device_del", id=device)
+                result, detail = "done", "device_del"
+            except Exception as e:  # noqa: BLE001 - reported to the guest and the user
+                result, detail = "failed", str(e)
+            with open(os.path.join(shots, f".unplug-{device}.{result}"), "w") as f:
+                f.write(detail + "\n")
+            note(f"unplugged {device}: {result} ({detail})")
         for mm in SHOT_RE.finditer(line):
             screenshot(mm.group(1), mm.group(2))
         mm = EXIT_RE.search(line)
