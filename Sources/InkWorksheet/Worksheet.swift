@@ -7,6 +7,8 @@ import InkRender
 public struct WorksheetError: Error, CustomStringConvertible, Equatable {
     public enum Kind: Sendable, Equatable {
         case unreadable, tooLarge, notPDF, damaged, passwordProtected, empty, tooManyPages, noSuchPage, noPoppler
+        /// poppler crashed the kiosk with this file before (`PopplerWatch`).
+        case crashedBefore
     }
     public let kind: Kind
     public let path: String
@@ -36,8 +38,10 @@ public final class Worksheet: @unchecked Sendable {
 
     private let poppler: Poppler
     private let document: OpaquePointer
+    /// Keeps a file that crashes poppler from crashing the kiosk at every start (nil: unwatched).
+    let watch: PopplerWatch?
 
-    public init(path: String, limits: Limits = Limits()) throws {
+    public init(path: String, limits: Limits = Limits(), watch: PopplerWatch? = nil) throws {
         func fail(_ kind: WorksheetError.Kind, _ detail: String) -> WorksheetError {
             WorksheetError(kind: kind, path: path, detail: detail)
         }
@@ -60,7 +64,8 @@ public final class Worksheet: @unchecked Sendable {
             throw fail(.unreadable, "cannot name it as a URI: \(message)")
         }
         defer { poppler.free(uri) }
-        guard let document = poppler.newFromFile(uri, nil, &error) else {
+        let opened = try watch.map { try $0.around(path, page: 0) { poppler.newFromFile(uri, nil, &error) } } ?? poppler.newFromFile(uri, nil, &error)
+        guard let document = opened else {
             let e = poppler.take(error)
             // POPPLER_ERROR: 0 invalid, 1 encrypted, 2 cannot open, 3 bad catalog, 4 damaged.
             if e?.domain == poppler.errorQuark() && e?.code == 1 {
@@ -77,6 +82,7 @@ public final class Worksheet: @unchecked Sendable {
         self.path = path
         self.poppler = poppler
         self.document = document
+        self.watch = watch
         pageCount = pages
         if let t = poppler.getTitle(document) {
             title = String(cString: t)
@@ -135,6 +141,8 @@ public final class WorksheetPage: PageBackdrop, @unchecked Sendable {
     public func draw(in cr: OpaquePointer, printing: Bool) {
         // Printing: what the page shows on paper (annotations meant for the screen left out);
         // cairo's PDF surface then keeps its text as text and its drawings as vectors.
-        (printing ? poppler.renderForPrinting : poppler.render)(page, cr)
+        let render = printing ? poppler.renderForPrinting : poppler.render
+        guard let watch = worksheet.watch else { return render(page, cr) }
+        _ = try? watch.around(worksheet.path, page: number) { render(page, cr) }   // refused: the paper stays blank
     }
 }

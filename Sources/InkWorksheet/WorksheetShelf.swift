@@ -18,12 +18,15 @@ public struct WorksheetShelf: Sendable {
     /// Where worksheets opened from the stick are kept (`copies` in the tablet's own folder),
     /// and how much of the tablet's disk they may take; nil: no stick is configured.
     public var copies: WorksheetCopies?
+    /// Files that crashed poppler (its notes and strikes live in the tablet's own folder).
+    public let watch: PopplerWatch
 
     /// `folders[0]` is the tablet's own folder; any others (a USB stick) are only read.
     public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60, cacheMB: Int = 24,
                 copiesMB: Int = 256) {
         self.folders = folders; self.limits = limits; self.maxListed = maxListed; cacheBytes = cacheMB << 20
         copies = folders.count > 1 ? WorksheetCopies(folder: Self.join(folders[0], "copies"), maxBytes: copiesMB << 20) : nil
+        watch = PopplerWatch(directory: folders[0])
     }
 
     /// One PDF as the list shows it: its name and page count and first page, or why it cannot be used.
@@ -41,7 +44,7 @@ public struct WorksheetShelf: Sendable {
         let files = pdfFiles()
         let shown = files.prefix(maxListed).map { path -> Entry in
             do {
-                let sheet = try Worksheet(path: path, limits: limits)
+                let sheet = try Worksheet(path: path, limits: limits, watch: watch)
                 let thumbnail = try? Exporter.thumbnail(try sheet.page(1), height: thumbnailHeight)
                 return Entry(path: path, name: sheet.name, pages: sheet.pageCount, thumbnail: thumbnail, problem: nil)
             } catch let e as WorksheetError {
@@ -91,14 +94,14 @@ public struct WorksheetShelf: Sendable {
     /// is copied to the tablet and opened from there; if that fails it is opened where it is,
     /// and `notCopied` says why (its pages then need the stick).
     public func open(_ path: String) throws -> (sheet: Worksheet, ref: WorksheetRef, notCopied: String?) {
-        let sheet = try Worksheet(path: path, limits: limits)
+        let sheet = try Worksheet(path: path, limits: limits, watch: watch)
         let ref = try sheet.reference(limits: limits)
         guard let copies, isOnStick(path) else { return (sheet, ref, nil) }
         do {
             let local = try copies.keep(path, sha256: ref.sha256)
             var kept = ref
             kept.file = local
-            return (try Worksheet(path: local, limits: limits), kept, nil)
+            return (try Worksheet(path: local, limits: limits, watch: watch), kept, nil)
         } catch {
             return (sheet, ref, "\(error)")
         }

@@ -6,7 +6,7 @@ import InkDisplay
 import InkCore
 @testable import InkRender
 import InkStorage
-import InkWorksheet
+@testable import InkWorksheet
 @testable import InkKiosk
 @testable import InkPipeline
 
@@ -278,6 +278,76 @@ import InkWorksheet
         #expect(throws: StorageError.self) { try copies.keep("\(dir)/stick/b.pdf", sha256: String(repeating: "0", count: 64)) }
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/b.pdf"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+}
+
+/// A PDF that crashes poppler stops the kiosk at most twice, not at every start.
+@Suite struct WorksheetsThatCrashPoppler {
+    let dir: String
+    init() throws { dir = try Fixtures.outputDirectory("worksheet-crash-\(UUID().uuidString.prefix(8))") }
+
+    /// What a kiosk that died inside poppler leaves behind: its note, as `around` writes it.
+    func diedInPoppler(_ folder: String, _ path: String, page: Int) throws {
+        let note = PopplerWatch(directory: folder).note(path, page: page)
+        try Worksheets.write(note.path.replacingOccurrences(of: "poppler-", with: "poppler-\(page)-"), Array(note.text.utf8))
+    }
+
+    @Test func aDeathInsidePopplerIsAStrikeAndTwoRefuseTheFileUntilItIsReplaced() throws {
+        let folder = "\(dir)/sheets", path = "\(folder)/maps.pdf"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Worksheets.make(path, pages: 3, title: "Maps")
+        try diedInPoppler(folder, path, page: 2)
+        let once = PopplerWatch(directory: folder)
+        #expect(once.strikes(for: path) == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasPrefix(".in-poppler-") }, "notes counted once")
+        // Page 2 drawn again without dying: forgiven (that was a kill, not the file).
+        let sheet = try Worksheet(path: path, watch: once)
+        _ = try Exporter.thumbnail(try sheet.page(2), height: 40)
+        #expect(once.strikes(for: path) == 0)
+        #expect(PopplerWatch(directory: folder).strikes(for: path) == 0, "the forgiveness is on disk")
+        // Dying on page 2 at two starts in a row: the file is not opened again, whatever is asked of it.
+        try diedInPoppler(folder, path, page: 2)
+        _ = PopplerWatch(directory: folder).strikes(for: path)
+        try diedInPoppler(folder, path, page: 2)
+        let twice = PopplerWatch(directory: folder)
+        #expect(twice.strikes(for: path) == 2)
+        let refused = #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: twice) }
+        #expect(refused?.kind == .crashedBefore && refused?.detail.contains("stopped 2 times") == true, "\(String(describing: refused))")
+        // A new copy of the file (the teacher exported it again) is tried afresh.
+        usleep(10_000)
+        try Worksheets.make(path, pages: 3, title: "Maps")
+        #expect(try Worksheet(path: path, watch: PopplerWatch(directory: folder)).pageCount == 3)
+    }
+
+    @Test func aNotebookWhoseWorksheetCrashedTwiceComesBackOnBlankPagesAndTheListSaysWhy() throws {
+        let screens = WorksheetScreenTests(dir: dir)
+        let s = try screens.settings()
+        let folder = "\(dir)/sheets", path = "\(folder)/maps.pdf"
+        try Worksheets.make(path, pages: 3, title: "Maps")
+        let journal = "\(dir)/journal.inkj"
+        do {
+            let booth = try Booth(s, journal: journal)
+            try screens.open("Maps", in: booth)
+            try booth.tap(.nextPage)
+            try screens.writeInTheBox(booth)
+        }
+        // The kiosk died twice drawing page 2 (the page it comes back to).
+        for _ in 0..<2 {
+            try diedInPoppler(folder, path, page: 2)
+            _ = PopplerWatch(directory: folder).strikes(for: path)
+        }
+        let booth = try Booth(s, journal: journal)
+        try booth.frame()
+        let f = try screens.fit(booth)
+        #expect(booth.pipeline.notebook.current == 1 && screens.inkAcrossTheBox(booth.shown, f), "the ink is back")
+        #expect(screens.heading(booth.shown, f) == 0, "on a blank page")
+        #expect(booth.logged.contains { $0.contains("cannot be opened again") && $0.contains("stopped 2 times") }, "\(booth.logged)")
+        let banner = booth.shown.image.pixel(x: 200, y: 742)
+        #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+        try booth.png("worksheet-crashed")
+        try booth.tap(.openWorksheets)
+        let entries = try #require(try screens.classroom(booth).shelf?.entries)
+        #expect(entries.first?.problem?.kind == .crashedBefore && entries.first?.thumbnail == nil)
     }
 }
 

@@ -205,7 +205,11 @@ extension ClassroomScreen {
                 pipeline.dropPapers()
                 let why: String
                 if case .failure(let error) = outcome { why = "\(error)" } else { why = "no file with its SHA-256 in \(shelfSettings.folders.joined(separator: ", "))" }
-                message = Notice(UIText.format(settings.text.worksheetGone, ref.title), warning: true)
+                if case .failure(let error as WorksheetError) = outcome, error.kind == .crashedBefore {
+                    message = Notice(UIText.format(settings.text.worksheetProblem, error.detail), warning: true)
+                } else {
+                    message = Notice(UIText.format(settings.text.worksheetGone, ref.title), warning: true)
+                }
                 context.log("worksheet \(ref.file) (sha256 \(ref.sha256)) cannot be opened again: \(why); its ink is shown on blank pages")
             }
         }
@@ -254,6 +258,7 @@ struct SavedWorksheet: Sendable {
     let file: String?
     let area: Rect
     let limits: Worksheet.Limits
+    let watch: PopplerWatch?
 
     /// Its pages, opened on the saving thread (a document of its own: poppler's documents are
     /// not shared between threads); none, with a note, when the file is gone or changed.
@@ -263,7 +268,7 @@ struct SavedWorksheet: Sendable {
             guard try Worksheet.sha256(of: file, maxBytes: limits.maxBytes) == ref.sha256 else {
                 return ([], "worksheet \(file) changed since it was opened; its ink is saved on blank pages")
             }
-            let sheet = try Worksheet(path: file, limits: limits)
+            let sheet = try Worksheet(path: file, limits: limits, watch: watch)
             return (try (1...sheet.pageCount).map { try sheet.page($0) }, nil)
         } catch {
             return ([], "worksheet: \(error); its ink is saved on blank pages")

@@ -132,7 +132,8 @@ public final class ClassroomScreen: KioskScreen {
         // The pages as they are now; rendering and writing them happens elsewhere while the class draws on.
         let pages = pipeline.notebook.pages.map(\.strokes), revisions = pipeline.notebook.pages.map(\.revision)
         let under = sheet.map { SavedWorksheet(ref: $0, file: opened?.ref.sha256 == $0.sha256 ? opened?.file : nil,
-                                               area: pageArea, limits: settings.worksheets.limits) }
+                                               area: pageArea, limits: settings.worksheets.limits,
+                                               watch: settings.worksheets.watch) }
         saving = true
         message = Notice(settings.text.saving)
         let retention = settings.retention

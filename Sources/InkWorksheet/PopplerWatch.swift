@@ -1,0 +1,113 @@
+import FoundationEssentials
+import Glibc
+import InkCore
+import InkStorage
+
+/// A PDF that crashes poppler must not take the tablet down for good: the journal opens the
+/// notebook's worksheet again at every start, so such a file would crash the kiosk at every
+/// restart. Before poppler reads a file, the file is named in a note beside the worksheets
+/// (`.in-poppler-THREAD`, one per thread); a return from poppler removes the note. A note still
+/// there when the kiosk next runs means it died inside poppler with that file: a strike against
+/// what poppler was doing (opening it, or drawing page n). A file with `strikesToRefuse` strikes
+/// against one of them is not given to poppler again. A kill or a power cut that happens to
+/// fall inside poppler is one strike, and the same work done again without dying forgives it.
+public final class PopplerWatch: @unchecked Sendable {
+    public static let strikesToRefuse = 2
+    /// Files with strikes, remembered at most (the oldest forgotten first).
+    static let remembered = 100
+    /// Where the notes and the strikes live (the tablet's own worksheet folder).
+    public let directory: String
+    private let lock = Lock()
+    /// Strikes per file (path, size and modification time: a file replaced starts afresh), in
+    /// the order they were first counted; nil until first needed (read on poppler's threads).
+    private var strikes: [(file: String, count: Int)]?
+    private var usable = true
+
+    public init(directory: String) { self.directory = directory }
+
+    private var strikesFile: String { "\(directory)/.poppler-strikes" }
+
+    /// Runs `read` (poppler opening `path`, `page` 0, or drawing page `page`) with the note in
+    /// place. Throws without running it when the file has stopped the kiosk too often.
+    public func around<T>(_ path: String, page: Int, _ read: () throws -> T) throws -> T {
+        let identity = Self.identity(path)
+        let (note, file) = self.note(path, page: page)
+        let noted: Bool = try lock.withLock {
+            loadIfNeeded()
+            if let count = strikes?.filter({ $0.file.hasPrefix(identity + " #") }).map(\.count).max(), count >= Self.strikesToRefuse {
+                throw WorksheetError(kind: .crashedBefore, path: path,
+                                     detail: "the tablet stopped \(count) times while reading this PDF; it is not opened "
+                                             + "again (a new copy of the file can be tried)")
+            }
+            return usable && Self.write(note, file)
+        }
+        defer {   // poppler returned (with a page or an error): no crash
+            if noted { unlink(note) }
+            lock.withLock { forgive(file) }
+        }
+        return try read()
+    }
+
+    /// This thread's note while poppler reads page `page` of `path` (0: opens it): where, and what it says.
+    func note(_ path: String, page: Int) -> (path: String, text: String) {
+        ("\(directory)/.in-poppler-\(pthread_self())", "\(Self.identity(path)) #\(page)")
+    }
+
+    /// No sync: the note is for a crash of this process, which the kernel's page cache outlives.
+    private static func write(_ path: String, _ text: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return (try? DurableFile.writeAll(fd, Array(text.utf8), path)) != nil
+    }
+
+    /// The most strikes counted against one part of `path` (for tests and the log).
+    public func strikes(for path: String) -> Int {
+        lock.withLock {
+            loadIfNeeded()
+            let identity = Self.identity(path) + " #"
+            return strikes?.filter { $0.file.hasPrefix(identity) }.map(\.count).max() ?? 0
+        }
+    }
+
+    /// The strikes file, plus a strike for every note a dead kiosk left behind.
+    private func loadIfNeeded() {
+        guard strikes == nil else { return }
+        var known: [(file: String, count: Int)] = []
+        if let text = try? String(contentsOfFile: strikesFile, encoding: .utf8) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: " ", maxSplits: 1)
+                if parts.count == 2, let n = Int(parts[0]), n > 0 { known.append((String(parts[1]), n)) }
+            }
+        }
+        let notes = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".in-poppler-") }
+        for name in notes {
+            let path = "\(directory)/\(name)"
+            if let file = try? String(contentsOfFile: path, encoding: .utf8), !file.isEmpty {
+                if let i = known.firstIndex(where: { $0.file == file }) { known[i].count += 1 } else { known.append((file, 1)) }
+            }
+            unlink(path)
+        }
+        strikes = Array(known.suffix(Self.remembered))
+        if !notes.isEmpty { save() }
+        usable = (try? DurableFile.prepareDirectory(directory)) != nil
+    }
+
+    private func forgive(_ file: String) {
+        guard let i = strikes?.firstIndex(where: { $0.file == file }) else { return }
+        strikes?.remove(at: i)
+        save()
+    }
+
+    private func save() {
+        let text = (strikes ?? []).map { "\($0.count) \($0.file)\n" }.joined()
+        try? DurableFile.replace(strikesFile, with: Array(text.utf8), mode: 0o600)
+    }
+
+    /// A file as the watch knows it: where it is, its size and when it was last written.
+    static func identity(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return path }
+        return "\(path) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+}
