@@ -18,7 +18,7 @@ public final class PopplerWatch: @unchecked Sendable {
     /// Where the notes and the strikes live (the tablet's own worksheet folder).
     public let directory: String
     private let lock = Lock()
-    /// Strikes per file (path, size and modification time: a file replaced starts afresh), in
+    /// Strikes per file (path, inode and size: a file replaced starts afresh), in
     /// the order they were first counted; nil until first needed (read on poppler's threads).
     private var strikes: [(file: String, count: Int)]?
     private var usable = true
@@ -104,10 +104,11 @@ public final class PopplerWatch: @unchecked Sendable {
         try? DurableFile.replace(strikesFile, with: Array(text.utf8), mode: 0o600)
     }
 
-    /// A file as the watch knows it: where it is, its size and when it was last written.
+    /// A file as the watch knows it: where it is, which file it is there (its inode) and its
+    /// size. Not its time: opening a copy from the stick touches it (`WorksheetCopies`).
     static func identity(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return path }
-        return "\(path) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        return "\(path) \(info.st_ino) \(info.st_size)"
     }
 }

@@ -313,10 +313,12 @@ import InkStorage
         #expect(twice.strikes(for: path) == 2)
         let refused = #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: twice) }
         #expect(refused?.kind == .crashedBefore && refused?.detail.contains("stopped 2 times") == true, "\(String(describing: refused))")
-        // A new copy of the file (the teacher exported it again) is tried afresh.
-        usleep(10_000)
-        try Worksheets.make(path, pages: 3, title: "Maps")
-        #expect(try Worksheet(path: path, watch: PopplerWatch(directory: folder)).pageCount == 3)
+        // Touched (as a copy from the stick is when opened again): still refused.
+        utimensat(AT_FDCWD, path, nil, 0)
+        #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: PopplerWatch(directory: folder)) }
+        // The file written again (the teacher exported it anew, with a page more) is tried afresh.
+        try Worksheets.make(path, pages: 4, title: "Maps")
+        #expect(try Worksheet(path: path, watch: PopplerWatch(directory: folder)).pageCount == 4)
     }
 
     @Test func aNotebookWhoseWorksheetCrashedTwiceComesBackOnBlankPagesAndTheListSaysWhy() throws {

@@ -70,6 +70,16 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
         grain = [im.getpixel(page_px(100 + 40 * k, 700))[0] for k in range(10)]
         check(heading(im) > 300 and all(205 < g < 250 for g in grain) and len(set(grain)) > 2,
               "the scanned worksheet's first page on screen (its heading's bar, the scan's grey grain)", p)
+    crashes = sorted(glob.glob(os.path.join(work, "session9-crash*.log")))
+    log, text = log_of("session9")
+    check(len(crashes) >= 2 and "cannot be opened again" in text and "the tablet stopped 2 times while reading this PDF" in text,
+          f"a worksheet the kiosk died in twice while poppler drew it ({len(crashes)} starts, SIGSEGV) "
+          "is not given to poppler again at the next start", log)
+    im, p = shot("worksheet-crashed")
+    if im and fit:
+        paper = [im.getpixel(page_px(100 + 40 * k, 700))[0] for k in range(10)]
+        check(red_banner(im) and all(v > 250 for v in paper),
+              "…and the screen says why, the notebook on blank pages", p)
     if fit is None:
         check(False, "the worksheet was opened and its page area logged", fit_path)
         return
