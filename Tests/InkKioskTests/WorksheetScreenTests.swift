@@ -201,13 +201,19 @@ import InkStorage
     let dir: String
     init() throws { dir = try Fixtures.outputDirectory("worksheet-stick-\(UUID().uuidString.prefix(8))") }
 
-    @Test func aStickWorksheetIsKeptOnTheTabletSoItsPagesOutliveTheStick() throws {
+    /// A classroom whose worksheets_usb is a folder holding maps.pdf (2 pages, "Maps").
+    func withAStick() throws -> (WorksheetScreenTests, ScreenSettings, String) {
         let screens = WorksheetScreenTests(dir: dir)
         var s = try screens.settings()
         let stick = "\(dir)/stick"
         try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
         s.worksheetFolders.append(stick)
         try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        return (screens, s, stick)
+    }
+
+    @Test func aStickWorksheetIsKeptOnTheTabletSoItsPagesOutliveTheStick() throws {
+        let (screens, s, stick) = try withAStick()
         let journal = "\(dir)/journal.inkj"
         do {
             let booth = try Booth(s, journal: journal)
@@ -234,12 +240,7 @@ import InkStorage
     }
 
     @Test func aWorksheetThatCannotBeCopiedOpensFromTheStickAndTheScreenSaysKeepItIn() throws {
-        let screens = WorksheetScreenTests(dir: dir)
-        var s = try screens.settings()
-        let stick = "\(dir)/stick"
-        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
-        s.worksheetFolders.append(stick)
-        try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        let (screens, s, stick) = try withAStick()
         // The tablet's folder has a file where the copies' folder would be: nothing can be copied.
         try Worksheets.write("\(dir)/sheets/copies", Array("in the way".utf8))
         let booth = try Booth(s, journal: "\(dir)/journal.inkj")
