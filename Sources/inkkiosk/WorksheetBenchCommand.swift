@@ -52,8 +52,17 @@ struct WorksheetBenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        // poppler watched as in the kiosk: a note written before each page and removed after
+        // (PopplerWatch), here in a folder of its own on the same disk as the kiosk's data.
+        var folder = Array("/var/tmp/inkkiosk-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&folder) else { throw CleanExit.message("cannot make a folder in /var/tmp", code: 1) }
+        let watchFolder = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: watchFolder) }
         let sheet: Worksheet
-        do { sheet = try Worksheet(path: worksheet, limits: Worksheet.Limits(maxMB: 1024, maxPages: 1000)) } catch let e as WorksheetError {
+        do {
+            sheet = try Worksheet(path: worksheet, limits: Worksheet.Limits(maxMB: 1024, maxPages: 1000),
+                                  watch: PopplerWatch(directory: watchFolder))
+        } catch let e as WorksheetError {
             throw CleanExit.message("worksheet \(e)", code: 1)
         }
         var screen = ScreenSettings()
