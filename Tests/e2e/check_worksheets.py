@@ -59,10 +59,13 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
               f"({load['frames']} frames); the same signatures with no PDF: median {a['median']:.2f} ms "
               f"p99 {a['p99']:.2f} ms max {a['max']:.2f} ms ({ink['frames']} frames); kiosk peak RSS "
               f"{load.get('peakRSSMiB') or 0:.1f} MiB with it loaded")
-        check(found["rounds"] >= 1 and b["p99"] <= 1.5 * a["p99"] + 8 and b["max"] < int(copied.group(2)) / 2,
-              f"the ink does not wait for the PDF: input→flip p99 {b['p99']:.1f} ms while it loaded for "
-              f"{int(copied.group(2))} ms, {a['p99']:.1f} ms without it (limit 1.5× + 8 ms), longest {b['max']:.1f} ms",
-              found_path)
+        # A kiosk that waited for the PDF would show a frame as long as the load; the emulated
+        # guest's two CPUs, shared with the pen's driver and the load, only stretch the tail.
+        load_ms = int(copied.group(2))
+        check(found["rounds"] >= 1 and b["max"] < load_ms / 4 and b["p99"] <= 2 * a["p99"] + 16,
+              f"the ink does not wait for the PDF: while it loaded for {load_ms} ms the longest input→flip was "
+              f"{b['max']:.1f} ms (limit a quarter of the load), p99 {b['p99']:.1f} ms against {a['p99']:.1f} ms "
+              f"without it (limit 2× + 16 ms)", found_path)
     else:
         check(False, "the worksheet load session left its figures (session9-ink, session9-load)", found_path)
     im, p = shot("worksheet-atlas")
