@@ -315,7 +315,7 @@ def worksheet_session(binary, pen, touch):
     time.sleep(hand)
     touch.tap(*row(3))
     started, rounds = time.monotonic(), 0
-    while "scanned-atlas.pdf (" not in open(kiosk.log_path).read() and rounds < 40:
+    while rounds < 1 or ("scanned-atlas.pdf (" not in open(kiosk.log_path).read() and rounds < 40):
         write_signatures(1)
         rounds += 1
     loaded = time.monotonic() - started
