@@ -35,6 +35,8 @@ public struct ScreenSettings: Sendable, Equatable {
     public var worksheetCacheMB = 24
     /// The tablet's disk for worksheets copied from the USB stick (the oldest opened go first).
     public var worksheetCopiesMB = 256
+    /// Seconds poppler may spend on one page before the screen says the worksheet is stuck.
+    public var worksheetStuckSeconds = 20.0
     public static let defaultAPIAddress = "127.0.0.1:7300"
     /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
     /// nil: no host, the signature screen loops on its own.

@@ -22,6 +22,8 @@ public final class PopplerWatch: @unchecked Sendable {
     /// the order they were first counted; nil until first needed (read on poppler's threads).
     private var strikes: [(file: String, count: Int)]?
     private var usable = true
+    /// What poppler is doing now, per thread (its note): which file, which page, since when.
+    private var busy: [String: (path: String, page: Int, since: Double)] = [:]
 
     public init(directory: String) { self.directory = directory }
 
@@ -39,13 +41,27 @@ public final class PopplerWatch: @unchecked Sendable {
                                      detail: "the tablet stopped \(count) times while reading this PDF; it is not opened "
                                              + "again (a new copy of the file can be tried)")
             }
+            busy[note] = (path, page, monotonicNow())
             return usable && Self.write(note, file)
         }
         defer {   // poppler returned (with a page or an error): no crash
             if noted { unlink(note) }
-            lock.withLock { forgive(file) }
+            lock.withLock { busy[note] = nil; forgive(file) }
         }
         return try read()
+    }
+
+    /// When the oldest poppler call under way began (monotonic seconds), if one is.
+    public var busySince: Double? { lock.withLock { busy.values.map(\.since).min() } }
+
+    /// A poppler call that has run for more than `seconds` (a PDF that makes it loop): which
+    /// file, which page (0: opening it), and for how long. It cannot be stopped; a restart
+    /// ends it, and its note makes that a strike.
+    public func stuck(after seconds: Double) -> (path: String, page: Int, seconds: Double)? {
+        let now = monotonicNow()
+        return lock.withLock {
+            busy.values.filter { now - $0.since > seconds }.min { $0.since < $1.since }.map { ($0.path, $0.page, now - $0.since) }
+        }
     }
 
     /// This thread's note while poppler reads page `page` of `path` (0: opens it): where, and what it says.

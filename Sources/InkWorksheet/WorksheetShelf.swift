@@ -14,6 +14,8 @@ public struct WorksheetShelf: Sendable {
     public var maxListed: Int
     /// RAM for the papers of the worksheet's pages around the one shown.
     public var cacheBytes: Int
+    /// poppler on one call longer than this is stuck (the screen says so).
+    public var stuckSeconds = 20.0
 
     /// Where worksheets opened from the stick are kept (`copies` in the tablet's own folder),
     /// and how much of the tablet's disk they may take; nil: no stick is configured.

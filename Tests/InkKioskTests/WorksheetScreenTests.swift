@@ -322,6 +322,35 @@ import InkStorage
         #expect(try Worksheet(path: path, watch: PopplerWatch(directory: folder)).pageCount == 4)
     }
 
+    @Test func popplerStuckOnAPageIsShownOnScreenWhileTheInkGoesOn() throws {
+        var s = try WorksheetScreenTests(dir: dir).settings()
+        s.worksheetStuckSeconds = 0.2
+        let path = "\(dir)/sheets/maps.pdf"
+        try Worksheets.make(path, pages: 3, title: "Maps")
+        let booth = try Booth(s)
+        let screen = try #require(booth.screen as? ClassroomScreen)
+        let watch = screen.settings.worksheets.watch
+        #expect(screen.secondsUntilUpdate(now: 0) == nil, "nothing to wait for while poppler is idle")
+        // poppler looping on page 2, on a thread of its own, as on the kiosk's poppler thread.
+        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { _ = try? watch.around(path, page: 2) { entered.signal(); release.wait() } }
+        entered.wait()
+        let due = try #require(screen.secondsUntilUpdate(now: ProcessInfo.processInfo.systemUptime))
+        #expect(due > 0 && due <= 0.2, "the kiosk is asked to look again when it would be stuck (\(due))")
+        usleep(300_000)
+        try booth.draw([Point(300, 400), Point(700, 400)])
+        #expect(booth.pipeline.document.strokes.count == 1, "the ink goes on")
+        #expect(booth.logged.contains { $0.contains("maps.pdf: poppler has been on page 2 for") }, "\(booth.logged)")
+        let banner = booth.shown.image.pixel(x: 200, y: 742)
+        #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+        try booth.png("worksheet-stuck")
+        release.signal()
+        usleep(50_000)
+        #expect(watch.stuck(after: 0.2) == nil && watch.busySince == nil)
+        try booth.frame()
+        #expect(booth.shown.image.pixel(x: 200, y: 742).g > 200, "the warning goes once poppler returns")
+    }
+
     @Test func aNotebookWhoseWorksheetCrashedTwiceComesBackOnBlankPagesAndTheListSaysWhy() throws {
         let screens = WorksheetScreenTests(dir: dir)
         let s = try screens.settings()

@@ -43,6 +43,22 @@ extension ClassroomScreen {
         return "worksheet \(sheet.title): page \(n) " + (shown ? "on screen" : "without its paper yet")
     }
 
+    /// poppler on one call for longer than `stuckSeconds` (a PDF that makes it loop): the screen
+    /// says so, since nothing else can be opened or saved with it until a restart.
+    func noticeStuckPoppler(_ context: ScreenContext) {
+        let stuck = settings.worksheets.watch.stuck(after: settings.worksheets.stuckSeconds)
+        if let stuck, stuckPoppler == nil {
+            context.log("worksheet \(stuck.path): poppler has been on \(stuck.page == 0 ? "opening it" : "page \(stuck.page)") for "
+                        + String(cFormat: "%.0f s", stuck.seconds) + "; a restart ends it (and counts against the file)")
+        }
+        stuckPoppler = stuck?.path
+    }
+
+    public func secondsUntilUpdate(now: Double) -> Double? {
+        guard let since = settings.worksheets.watch.busySince, stuckPoppler == nil else { return nil }
+        return max(0, since + settings.worksheets.stuckSeconds - now)
+    }
+
     func openShelf(_ context: ScreenContext) {
         let shelfSettings = settings.worksheets
         let panel = Rect(x: style.gap * 2, y: pageArea.minY + style.gap * 2, width: pageArea.width - style.gap * 4,

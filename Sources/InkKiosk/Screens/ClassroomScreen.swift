@@ -53,6 +53,8 @@ public final class ClassroomScreen: KioskScreen {
     /// A restored notebook's worksheet that was looked for (and not found); not looked for again.
     var lookedFor: String?
     var loadingSheet = false
+    /// The file poppler has been stuck on (longer than `stuckSeconds` on one call), once noticed.
+    var stuckPoppler: String?
 
     static let tools: [ToolKind] = [.pen, .calligraphy, .highlighter, .eraser]
 
@@ -72,6 +74,7 @@ public final class ClassroomScreen: KioskScreen {
             if let action = presses.handle(press, controls: layout.controls) { perform(action, context) }
         }
         if !pipeline.document.active.isEmpty { message = nil }
+        noticeStuckPoppler(context)
         keepWorksheetPapers(context)
         try show(pipeline)
     }
@@ -292,6 +295,11 @@ public final class ClassroomScreen: KioskScreen {
         var y = Double(s.metrics.size.height) - s.target - s.gap * 2
         if let storageWarning {
             chrome += s.banner(UIText.format(settings.text.storageWarning, storageWarning), y: y, warning: true)
+            y -= s.target + s.gap
+        }
+        if let stuck = stuckPoppler {
+            let name = String(stuck.split(separator: "/").last ?? "")
+            chrome += s.banner(UIText.format(settings.text.worksheetStuck, name), y: y, warning: true)
             y -= s.target + s.gap
         }
         if let sheet = opened, sheet.notCopied != nil {

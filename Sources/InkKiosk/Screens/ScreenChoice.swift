@@ -35,6 +35,7 @@ extension ScreenSettings {
                                           limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
                                           maxListed: worksheetsListed, cacheMB: worksheetCacheMB,
                                           copiesMB: worksheetCopiesMB)
+            s.worksheets.stuckSeconds = worksheetStuckSeconds
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }
