@@ -60,7 +60,7 @@ public final class PopplerWatch: @unchecked Sendable {
     public func stuck(after seconds: Double) -> (path: String, page: Int, seconds: Double)? {
         let now = monotonicNow()
         return lock.withLock {
-            busy.values.filter { now - $0.since > seconds }.min { $0.since < $1.since }.map { ($0.path, $0.page, now - $0.since) }
+            busy.values.filter { now - $0.since >= seconds }.min { $0.since < $1.since }.map { ($0.path, $0.page, now - $0.since) }
         }
     }
 
