@@ -39,24 +39,34 @@ public struct WorksheetShelf: Sendable {
         /// The first page, `thumbnailHeight` pixels tall (made on the lister's thread, then only read).
         public let thumbnail: ImageSurface?
         public let problem: WorksheetError?
+        /// false: only its file name is known yet (the list shows it while the PDF is read).
+        public var checked = true
+
+        /// A row before its PDF is read: its file name only.
+        public static func unchecked(_ path: String) -> Entry {
+            Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil, problem: nil, checked: false)
+        }
     }
 
-    /// The PDFs in the folders, by name, at most `maxListed`; `more` counts those left out.
-    public func list(thumbnailHeight: Int) -> (entries: [Entry], more: Int) {
+    /// The PDFs in the folders, by name, at most `maxListed`; `more` counts those left out. Only
+    /// the folders are read, no PDF: quick even on a stick full of them.
+    public func listedFiles() -> (paths: [String], more: Int) {
         let files = pdfFiles()
-        let shown = files.prefix(maxListed).map { path -> Entry in
-            do {
-                let sheet = try Worksheet(path: path, limits: limits, watch: watch)
-                let thumbnail = try? Exporter.thumbnail(try sheet.page(1), height: thumbnailHeight)
-                return Entry(path: path, name: sheet.name, pages: sheet.pageCount, thumbnail: thumbnail, problem: nil)
-            } catch let e as WorksheetError {
-                return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil, problem: e)
-            } catch {
-                return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil,
-                             problem: WorksheetError(kind: .unreadable, path: path, detail: "\(error)"))
-            }
+        return (Array(files.prefix(maxListed)), max(0, files.count - maxListed))
+    }
+
+    /// One PDF read for the list: its title, page count and first page, or what is wrong with it.
+    public func entry(_ path: String, thumbnailHeight: Int) -> Entry {
+        do {
+            let sheet = try Worksheet(path: path, limits: limits, watch: watch)
+            let thumbnail = try? Exporter.thumbnail(try sheet.page(1), height: thumbnailHeight)
+            return Entry(path: path, name: sheet.name, pages: sheet.pageCount, thumbnail: thumbnail, problem: nil)
+        } catch let e as WorksheetError {
+            return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil, problem: e)
+        } catch {
+            return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil,
+                         problem: WorksheetError(kind: .unreadable, path: path, detail: "\(error)"))
         }
-        return (shown, files.count - shown.count)
     }
 
     /// Every `*.pdf` directly in the folders and the copies (not below), sorted by file name; a

@@ -23,14 +23,15 @@ final class Booth {
     var t = 1.0
     var chores = BackgroundChores.inline()
 
-    init(_ settings: ScreenSettings, journal: String? = nil) throws {
+    /// `sheets`: where the classroom's poppler work runs (inline here, unless a test wants a thread).
+    init(_ settings: ScreenSettings, journal: String? = nil, sheets: BackgroundChores = .inline()) throws {
         var s = InteractionSettings(screen: screenSize)
         s.buttons[ButtonCode.stylus] = ButtonBinding(click: .showPalette)
         var o = PipelineOptions()
         o.prediction = false
         display = try OffscreenDisplay(size: screenSize)
         pipeline = try FramePipeline(settings: s, devices: [pen, touch], display: display, options: settings.pipelineOptions(o))
-        screen = settings.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
+        screen = settings.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4), sheets: sheets)
         if let journal {
             let j = try StrokeJournal(path: journal)
             pipeline.restore(j.recovered)

@@ -89,6 +89,41 @@ import InkStorage
         #expect(try classroom(booth).shelf == nil)
     }
 
+    @Test func theListShowsItsRowsAtOnceAndFillsThemInAsThePDFsAreRead() throws {
+        let s = try settings()
+        for n in 1...9 { try Worksheets.make("\(dir)/sheets/sheet-\(n).pdf", pages: n, title: "Sheet \(n)") }
+        let sheets = try BackgroundChores.onThread()
+        defer { sheets.stop(timeout: 10) }
+        let booth = try Booth(s, sheets: sheets)
+        try booth.tap(.openWorksheets)
+        /// Frames until `done` holds (poppler's thread delivers between them), at most 10 s.
+        func until(_ what: String, _ done: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(10)
+            while try !done() {
+                guard Date() < deadline else { Issue.record("not within 10 s: \(what)"); return }
+                usleep(1000)
+                try booth.frame()
+            }
+        }
+        // First the files' names, before any PDF is read (the rows a finger can already hit).
+        try until("the rows") { try classroom(booth).shelf?.entries != nil }
+        let first = try #require(try classroom(booth).shelf?.entries)
+        #expect(first.map(\.name) == (1...9).map { "sheet-\($0)" } && first.allSatisfy { !$0.checked })
+        try booth.png("worksheets-list-reading")
+        // Then each PDF's title, pages and first page, a few at a time.
+        var seen: Set<Int> = []
+        try until("every row read") {
+            let entries = try classroom(booth).shelf?.entries ?? []
+            seen.insert(entries.filter(\.checked).count)
+            return entries.allSatisfy(\.checked)
+        }
+        let entries = try #require(try classroom(booth).shelf?.entries)
+        #expect(entries.map(\.name) == (1...9).map { "Sheet \($0)" } && entries.map(\.pages) == Array(1...9))
+        #expect(entries.allSatisfy { $0.thumbnail != nil })
+        #expect(seen.contains { $0 > 0 && $0 < 9 }, "rows filled in as they were read: \(seen.sorted())")
+        #expect(booth.logged.contains { $0.hasPrefix("worksheets: 9 listed") }, "\(booth.logged)")
+    }
+
     @Test func aWorksheetBecomesTheNotebookWithItsPagesUnderTheInk() throws {
         let s = try settings()
         try Worksheets.make("\(dir)/sheets/fractions.pdf", pages: 3)

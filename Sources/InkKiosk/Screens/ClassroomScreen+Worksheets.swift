@@ -63,16 +63,35 @@ extension ClassroomScreen {
         let shelfSettings = settings.worksheets
         let panel = Rect(x: style.gap * 2, y: pageArea.minY + style.gap * 2, width: pageArea.width - style.gap * 4,
                          height: pageArea.height - style.gap * 4)
-        shelf = ShelfPanel(panel: panel, style: style)
-        let height = Int(shelf?.thumbnailHeight ?? 64)
+        let opened = ShelfPanel(panel: panel, style: style)
+        shelf = opened
         let started = monotonicNow()
-        sheets.run({ WorksheetList(shelfSettings.list(thumbnailHeight: height)) }) { [weak self] listed in
-            guard let self, shelf != nil, case .success(let list) = listed else { return }
-            shelf?.entries = list.entries
-            shelf?.more = list.more
-            context.log("worksheets: \(list.entries.count) listed from \(shelfSettings.folders.joined(separator: ", ")) in "
+        sheets.run({ shelfSettings.listedFiles() }) { [weak self] listed in
+            guard let self, shelf?.listing === opened.listing, case .success(let files) = listed else { return }
+            shelf?.entries = files.paths.map(WorksheetShelf.Entry.unchecked)
+            shelf?.more = files.more
+            readRows(files.paths, from: 0, listing: opened.listing, started: started, context)
+        }
+    }
+
+    /// The listed PDFs read a few at a time on poppler's thread, each few shown as they come:
+    /// a stick full of scans fills the list row by row. The next few are asked for only when
+    /// these arrive, so a worksheet chosen meanwhile does not wait behind the whole list.
+    private func readRows(_ paths: [String], from start: Int, listing: ShelfPanel.Listing, started: Double,
+                          _ context: ScreenContext) {
+        let shelfSettings = settings.worksheets
+        guard start < paths.count else {
+            context.log("worksheets: \(paths.count) listed from \(shelfSettings.folders.joined(separator: ", ")) in "
                         + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000))
-            for refused in list.entries.compactMap(\.problem) { context.log("worksheet refused: \(refused)") }
+            return
+        }
+        let few = Array(paths[start..<min(start + ShelfPanel.rowsReadAtOnce, paths.count)])
+        let height = Int(shelf?.thumbnailHeight ?? 64)
+        sheets.run({ few.map { shelfSettings.entry($0, thumbnailHeight: height) } }) { [weak self] read in
+            guard let self, shelf?.listing === listing, case .success(let entries) = read else { return }
+            for (k, entry) in entries.enumerated() { shelf?.entries?[start + k] = entry }
+            for refused in entries.compactMap(\.problem) { context.log("worksheet refused: \(refused)") }
+            readRows(paths, from: start + few.count, listing: listing, started: started, context)
         }
     }
 
@@ -258,13 +277,6 @@ final class OpenedWorksheet: @unchecked Sendable {
         firstPaper = try Self.paper(opened.sheet, page: 1, size: size, area: area)
         lastPaperBytes = firstPaper.bytes
     }
-}
-
-/// The list poppler's thread made (its thumbnails are only read afterwards).
-struct WorksheetList: @unchecked Sendable {
-    let entries: [WorksheetShelf.Entry]
-    let more: Int
-    init(_ listed: (entries: [WorksheetShelf.Entry], more: Int)) { entries = listed.entries; more = listed.more }
 }
 
 /// What Save needs of the worksheet: its file (checked against the SHA-256 again, it may have

@@ -6,6 +6,11 @@ import InkWorksheet
 /// The Worksheets list over the page area: a row a finger can hit per PDF (first page, name,
 /// page count, or what is wrong with it), Close, and Previous / Next when they do not all fit.
 struct ShelfPanel {
+    /// Which opening of the list this is: rows read for an earlier one are not shown in it.
+    final class Listing {}
+    /// PDFs read for the list per job on poppler's thread.
+    static let rowsReadAtOnce = 4
+    let listing = Listing()
     let panel: Rect
     let style: ScreenStyle
     /// nil while poppler's thread lists the folders.
@@ -79,7 +84,7 @@ struct ShelfPanel {
             if let thumbnail = pictures[safe: i] ?? nil { out.append(.image(thumbnail, in: picture)) }
             let words = Rect(x: picture.maxX + s.gap * 2, y: r.minY, width: r.maxX - picture.maxX - s.gap * 3, height: r.height / 2)
             out.append(.text(e.name, in: Rect(x: words.minX, y: words.minY + s.gap, width: words.width, height: words.height), size: s.fontSize, color: ink, align: .leading, bold: true))
-            let detail = e.problem?.detail ?? UIText.format(text.worksheetPages, "\(e.pages)")
+            let detail = e.problem?.detail ?? (e.checked ? UIText.format(text.worksheetPages, "\(e.pages)") : "…")
             out.append(.text(detail, in: Rect(x: words.minX, y: words.minY + r.height / 2 - s.gap, width: words.width, height: words.height), size: s.fontSize * 0.85,
                              color: e.problem == nil ? RGBA(0.3, 0.3, 0.35) : RGBA(0.7, 0.1, 0.1), align: .leading))
         }
