@@ -27,13 +27,14 @@ struct JournalEntry: Codable, Equatable {
     var file: String?
     var title: String?
     var pages: Int?
+    var bytes: Int?                     // a worksheet's size
     /// A stroke's brush numbers (colour, width, nib, pressure curve) and samples, written after
     /// the JSON as a `SampleBlock`: parsing JSON numbers is most of what reading a journal costs.
     var packedBrush: [Double]?
     var packed: [Sample]?
 
     private enum CodingKeys: String, CodingKey {
-        case op, page, device, finger, wall, mono, id, tool, color, width, curve, nib, samples, ids, sha256, file, title, pages
+        case op, page, device, finger, wall, mono, id, tool, color, width, curve, nib, samples, ids, sha256, file, title, pages, bytes
     }
 
     init(_ edit: NotebookEdit, deviceName: (Int) -> String? = { _ in nil }) {
@@ -49,7 +50,7 @@ struct JournalEntry: Codable, Equatable {
         case .turn(let index): self.init(op: "turn"); page = index
         case .openWorksheet(let sheet):
             self.init(op: "worksheet")
-            sha256 = sheet.sha256; file = sheet.file; title = sheet.title; pages = sheet.pages
+            sha256 = sheet.sha256; file = sheet.file; title = sheet.title; pages = sheet.pages; bytes = sheet.bytes
         }
     }
 
@@ -92,7 +93,9 @@ struct JournalEntry: Codable, Equatable {
         case "turn": return .turn(to: index)
         case "worksheet":
             guard let sha256, WorksheetRef.isDigest(sha256), let file, let pages, (1...Notebook.maxPages).contains(pages) else { return nil }
-            return .openWorksheet(WorksheetRef(sha256: sha256, file: file, title: title ?? "", pages: pages))
+            // A size that cannot be is ignored: the file is then looked for by content alone.
+            return .openWorksheet(WorksheetRef(sha256: sha256, file: file, title: title ?? "", pages: pages,
+                                               bytes: bytes.flatMap { $0 > 0 ? $0 : nil }))
         default: return documentEdit(&context).map { .page(index, $0) }
         }
     }

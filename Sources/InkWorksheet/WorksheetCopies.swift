@@ -26,7 +26,8 @@ public struct WorksheetCopies: Sendable {
                 prune(keeping: candidate)
                 return candidate
             }
-            if (try? Worksheet.sha256(of: candidate, maxBytes: Int.max)) == sha256 {
+            if WorksheetShelf.size(of: candidate) == WorksheetShelf.size(of: source),
+               (try? Worksheet.sha256(of: candidate, maxBytes: Int.max)) == sha256 {
                 utimensat(AT_FDCWD, candidate, nil, 0)   // opened now: the last to go
                 return candidate
             }

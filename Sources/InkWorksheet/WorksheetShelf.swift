@@ -97,7 +97,7 @@ public struct WorksheetShelf: Sendable {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
-    private static func size(of path: String) -> Int {
+    static func size(of path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : -1
     }
@@ -119,11 +119,15 @@ public struct WorksheetShelf: Sendable {
         }
     }
 
-    /// The file with this content: where it was, else any PDF in the folders of its size
-    /// limit with the same SHA-256 (it was renamed or moved between the folders); nil: gone.
+    /// The file with this content: where it was, else any PDF in the folders of its size with
+    /// the same SHA-256 (it was renamed or moved between the folders); nil: gone.
     public func find(_ sheet: WorksheetRef) -> String? {
-        if (try? Worksheet.sha256(of: sheet.file, maxBytes: limits.maxBytes)) == sheet.sha256 { return sheet.file }
-        return pdfFiles().first { $0 != sheet.file && (try? Worksheet.sha256(of: $0, maxBytes: limits.maxBytes)) == sheet.sha256 }
+        func holds(_ path: String) -> Bool {
+            (sheet.bytes == nil || Self.size(of: path) == sheet.bytes)
+                && (try? Worksheet.sha256(of: path, maxBytes: limits.maxBytes)) == sheet.sha256
+        }
+        if holds(sheet.file) { return sheet.file }
+        return pdfFiles().first { $0 != sheet.file && holds($0) }
     }
 }
 
@@ -158,7 +162,8 @@ extension Worksheet {
 
     /// What the journal remembers of this worksheet (its SHA-256 read from the file now).
     public func reference(limits: Limits) throws -> WorksheetRef {
-        WorksheetRef(sha256: try Self.sha256(of: path, maxBytes: limits.maxBytes), file: path, title: name, pages: pageCount)
+        let sha256 = try Self.sha256(of: path, maxBytes: limits.maxBytes)
+        return WorksheetRef(sha256: sha256, file: path, title: name, pages: pageCount, bytes: WorksheetShelf.size(of: path))
     }
 
     static func fileName(_ path: String) -> String {

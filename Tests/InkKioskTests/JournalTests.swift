@@ -190,7 +190,8 @@ private func fileSize(_ path: String) -> Int {
     @Test func aWorksheetAndItsPagesComeBackAndItsCompactedFormToo() throws {
         let (edits, _, _) = try session("pressure")
         let strokes = edits.compactMap { if case .page(_, .added(let s)) = $0 { return s } else { return nil } }
-        let sheet = WorksheetRef(sha256: String(repeating: "ab", count: 32), file: "/w/fractions.pdf", title: "Fractions", pages: 3)
+        let sheet = WorksheetRef(sha256: String(repeating: "ab", count: 32), file: "/w/fractions.pdf", title: "Fractions", pages: 3,
+                                 bytes: 48_213)
         // Ink on a blank notebook, then a worksheet opened over it, written on, a page added after its pages.
         let journalled: [NotebookEdit] = [.page(0, .added(strokes[0])), .openWorksheet(sheet), .page(0, .added(strokes[1])),
                                           .turn(to: 2), .page(2, .added(strokes[2])), .addPage, .turn(to: 2)]

@@ -208,7 +208,11 @@ import InkStorage
             try open("Maps", in: booth)
             try writeInTheBox(booth)
         }
-        // Renamed: found again by its content.
+        // Renamed: found again by its content (the journal knows its size too).
+        #expect(try StrokeJournal(path: journal).recovered.contains {
+            if case .openWorksheet(let ref) = $0 { return ref.bytes == (try? FileManager.default.attributesOfItem(atPath: "\(dir)/sheets/maps.pdf")[.size] as? Int) }
+            return false
+        })
         try FileManager.default.moveItem(atPath: "\(dir)/sheets/maps.pdf", toPath: "\(dir)/sheets/maps-week2.pdf")
         do {
             let booth = try Booth(s, journal: journal)

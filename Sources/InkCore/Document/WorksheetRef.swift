@@ -9,9 +9,12 @@ public struct WorksheetRef: Sendable, Equatable {
     public var title: String
     /// Its page count: the notebook's pages 1…pages lie on its pages 1…pages.
     public var pages: Int
+    /// Its size in bytes (nil in journals written before it was recorded): when the file is gone
+    /// from where it was, only files of this size are read to look for its content.
+    public var bytes: Int?
 
-    public init(sha256: String, file: String, title: String, pages: Int) {
-        self.sha256 = sha256; self.file = file; self.title = title; self.pages = pages
+    public init(sha256: String, file: String, title: String, pages: Int, bytes: Int? = nil) {
+        self.sha256 = sha256; self.file = file; self.title = title; self.pages = pages; self.bytes = bytes
     }
 
     /// Whether `sha256` looks like one (a journal record with anything else is damaged).
