@@ -33,10 +33,11 @@ public final class PopplerWatch: @unchecked Sendable {
     /// place. Throws without running it when the file has stopped the kiosk too often.
     public func around<T>(_ path: String, page: Int, _ read: () throws -> T) throws -> T {
         let identity = Self.identity(path)
-        let (note, file) = self.note(path, page: page)
+        let (note, file) = self.note(identity: identity, page: page)
         let noted: Bool = try lock.withLock {
             loadIfNeeded()
-            if let count = strikes?.filter({ $0.file.hasPrefix(identity + " #") }).map(\.count).max(), count >= Self.strikesToRefuse {
+            let count = mostStrikes(identity)
+            if count >= Self.strikesToRefuse {
                 throw WorksheetError(kind: .crashedBefore, path: path,
                                      detail: "the tablet stopped \(count) times while reading this PDF; it is not opened "
                                              + "again (a new copy of the file can be tried)")
@@ -65,8 +66,10 @@ public final class PopplerWatch: @unchecked Sendable {
     }
 
     /// This thread's note while poppler reads page `page` of `path` (0: opens it): where, and what it says.
-    func note(_ path: String, page: Int) -> (path: String, text: String) {
-        ("\(directory)/.in-poppler-\(pthread_self())", "\(Self.identity(path)) #\(page)")
+    func note(_ path: String, page: Int) -> (path: String, text: String) { note(identity: Self.identity(path), page: page) }
+
+    private func note(identity: String, page: Int) -> (path: String, text: String) {
+        ("\(directory)/.in-poppler-\(pthread_self())", "\(identity) #\(page)")
     }
 
     /// No sync: the note is for a crash of this process, which the kernel's page cache outlives.
@@ -81,9 +84,13 @@ public final class PopplerWatch: @unchecked Sendable {
     public func strikes(for path: String) -> Int {
         lock.withLock {
             loadIfNeeded()
-            let identity = Self.identity(path) + " #"
-            return strikes?.filter { $0.file.hasPrefix(identity) }.map(\.count).max() ?? 0
+            return mostStrikes(Self.identity(path))
         }
+    }
+
+    /// The most strikes against one part (the opening, a page) of the file known as `identity`.
+    private func mostStrikes(_ identity: String) -> Int {
+        strikes?.filter { $0.file.hasPrefix(identity + " #") }.map(\.count).max() ?? 0
     }
 
     /// The strikes file, plus a strike for every note a dead kiosk left behind.

@@ -1,4 +1,3 @@
-import Crypto
 import FoundationEssentials
 import Glibc
 import InkCore
@@ -64,27 +63,13 @@ public struct WorksheetCopies: Sendable {
     }
 
     private func copy(_ source: String, to path: String, sha256: String) throws {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw StorageError.errno("cannot read \(source)") }
-        defer { close(input) }
         let tmp = "\(folder)/.\(sha256.prefix(16)).tmp"
         let output = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw StorageError.errno("cannot create \(tmp)") }
         var closed = false
         defer { if !closed { close(output) }; unlink(tmp) }
-        var hash = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if n < 0 && Glibc.errno == EINTR { continue }
-            guard n >= 0 else { throw StorageError.errno("cannot read \(source)") }
-            if n == 0 { break }
-            hash.update(data: buffer[0..<n])
-            try DurableFile.writeAll(output, buffer[0..<n], tmp)
-        }
-        guard Worksheet.hex(hash.finalize()) == sha256 else {
-            throw StorageError(description: "\(source) changed while it was copied")
-        }
+        let read = try Worksheet.digest(of: source, maxBytes: .max) { try DurableFile.writeAll(output, $0, tmp) }
+        guard read.sha256 == sha256 else { throw StorageError(description: "\(source) changed while it was copied") }
         guard fsync(output) == 0 else { throw StorageError.errno("cannot sync \(tmp)") }
         close(output)
         closed = true

@@ -134,10 +134,18 @@ public struct WorksheetShelf: Sendable {
 extension Worksheet {
     /// The file's SHA-256 in lowercase hex, read in 1 MiB pieces; files over `maxBytes` are refused.
     public static func sha256(of path: String, maxBytes: Int) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(errno)))")
+        try digest(of: path, maxBytes: maxBytes).sha256
+    }
+
+    /// The file read once in 1 MiB pieces, each handed to `each` as it is hashed (a copy writes
+    /// them out): its SHA-256 in lowercase hex and its size. Files over `maxBytes` are refused.
+    static func digest(of path: String, maxBytes: Int, each: (ArraySlice<UInt8>) throws -> Void = { _ in })
+        throws -> (sha256: String, bytes: Int) {
+        func unreadable() -> WorksheetError {
+            WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(errno)))")
         }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw unreadable() }
         defer { close(fd) }
         var hash = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -145,25 +153,22 @@ extension Worksheet {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else {
-                throw WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(errno)))")
-            }
+            guard n >= 0 else { throw unreadable() }
             if n == 0 { break }
             total += n
             guard total <= maxBytes else {
                 throw WorksheetError(kind: .tooLarge, path: path, detail: "more than \(maxBytes / 1_048_576) MiB")
             }
             hash.update(data: buffer[0..<n])
+            try each(buffer[0..<n])
         }
-        return hex(hash.finalize())
+        return (hash.finalize().map { String(cFormat: "%02x", Int32($0)) }.joined(), total)
     }
 
-    static func hex(_ digest: SHA256.Digest) -> String { digest.map { String(cFormat: "%02x", Int32($0)) }.joined() }
-
-    /// What the journal remembers of this worksheet (its SHA-256 read from the file now).
+    /// What the journal remembers of this worksheet (its SHA-256 and size read from the file now).
     public func reference(limits: Limits) throws -> WorksheetRef {
-        let sha256 = try Self.sha256(of: path, maxBytes: limits.maxBytes)
-        return WorksheetRef(sha256: sha256, file: path, title: name, pages: pageCount, bytes: WorksheetShelf.size(of: path))
+        let read = try Self.digest(of: path, maxBytes: limits.maxBytes)
+        return WorksheetRef(sha256: read.sha256, file: path, title: name, pages: pageCount, bytes: read.bytes)
     }
 
     static func fileName(_ path: String) -> String {
