@@ -35,7 +35,7 @@ public final class Console {
             _ = ik_vt_lock_switch(fd)
         case .handled(let release, let acquire):
             var mode = vt_mode()
-            mode.mode = CChar(ik_vt_process())
+            mode.mode = .init(truncatingIfNeeded: ik_vt_process())  // C char: signed on x86, unsigned on arm64
             mode.relsig = Int16(release)
             mode.acqsig = Int16(acquire)
             _ = ik_vt_set_mode(fd, &mode)
@@ -48,7 +48,7 @@ public final class Console {
     public func restore() {
         ConsoleRestore.run()
         var mode = savedVTMode
-        mode.mode = CChar(ik_vt_auto())
+        mode.mode = .init(truncatingIfNeeded: ik_vt_auto())
         _ = ik_vt_set_mode(fd, &mode)
     }
 

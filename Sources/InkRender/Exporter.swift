@@ -159,11 +159,14 @@ public struct Exporter {
 
     private func draw(_ strokes: [Stroke], on surface: OpaquePointer, vector: Bool = false) {
         let ctx = CairoContext(surface)
+        // On a new page OVER paints what SOURCE does; cairo 1.18's SVG writer (Debian 13) turns a
+        // SOURCE fill into a compositing filter that 1.16 (Debian 12) never wrote and viewers differ on.
+        let paper = vector ? CAIRO_OPERATOR_OVER : CAIRO_OPERATOR_SOURCE
         if let backdrop, let fit = pageFit {
             if vector {
                 // The page as it prints, then the ink carried from the screen onto it.
                 let page = Rect(x: 0, y: 0, width: backdrop.pageWidth, height: backdrop.pageHeight)
-                if case .color(let c) = background { ctx.fill(page, with: c) }
+                if case .color(let c) = background { ctx.fill(page, with: c, operator: paper) }
                 cairo_save(ctx.cr)
                 backdrop.draw(in: ctx.cr, printing: true)
                 cairo_restore(ctx.cr)
@@ -182,7 +185,7 @@ public struct Exporter {
                 cairo_translate(ctx.cr, -origin.x, -origin.y)
             }
         } else {
-            if case .color(let c) = background { ctx.fill(screen, with: c) }
+            if case .color(let c) = background { ctx.fill(screen, with: c, operator: paper) }
             cairo_translate(ctx.cr, -origin.x, -origin.y)
         }
         for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr, vector: vector) }
