@@ -2,11 +2,13 @@
 
 SWIFT ?= swift
 RELEASE_BIN := .build/release/inkkiosk
+ARM64_BIN := out/arm64/inkkiosk
+ARCH ?= amd64
 RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release demo test e2e bench soak clean appliance powercut
+.PHONY: help deps build release arm64 demo test e2e bench soak clean appliance powercut deb
 
 help: ## List the targets
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -27,6 +29,9 @@ RELEASE_FLAGS ?= --static-swift-stdlib -Xlinker --no-export-dynamic -Xswiftc -us
 release: deps ## Release build (swift build -c release --static-swift-stdlib, linked with lld)
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
+arm64: deps ## Cross build for aarch64 from Debian's packages: out/arm64/inkkiosk and out/arm64/root, the Debian 13 root it links (toolchain cached in ~/.cache/inkkiosk/arm64)
+	scripts/arm64/build.sh
+
 demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/), and every recording replayed to PNG, SVG, PDF
 	@mkdir -p $(DEMO_DIR)
 	@for rec in $(RECORDINGS); do \
@@ -40,9 +45,15 @@ demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/
 	@E2E_OUT=$(DEMO_DIR)/vm scripts/e2e.sh $(RELEASE_BIN)
 	@echo "demo output in $(DEMO_DIR)/ (the VM's screen: $(DEMO_DIR)/vm/)"
 
-test: release ## Every test: swift test, then the VM proof (as make e2e)
-	$(SWIFT) test
-	scripts/e2e.sh $(RELEASE_BIN)
+# Each part's time goes to out/test/times.txt (scripts/timed.sh).
+test: release ## Every test: swift test; the arm64 build, replays and unit tests; the packages; the VM proofs (x86, then arm64)
+	@mkdir -p out/test && : >out/test/times.txt
+	scripts/timed.sh "swift test (x86)" $(SWIFT) test
+	scripts/timed.sh "arm64: cross build, replays, unit tests" scripts/arm64/test.sh $(RELEASE_BIN)
+	scripts/timed.sh "Debian packages" scripts/deb/test.sh $(RELEASE_BIN) $(ARM64_BIN)
+	scripts/timed.sh "VM proof (x86, bochs) and x86 appliance" scripts/e2e.sh $(RELEASE_BIN)
+	scripts/timed.sh "VM proof (arm64 appliance, virtio-gpu)" scripts/appliance/e2e-arm64.sh $(ARM64_BIN) out/test/arm64-vm
+	@cat out/test/times.txt
 
 e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, touch, pad and keyboard; checks the screendumps; boots the appliance
 	scripts/e2e.sh $(RELEASE_BIN)
@@ -53,11 +64,15 @@ bench: release ## Release build, then the benchmark (scripts/bench.sh), and side
 soak: release ## A classroom day (20,000 strokes, 60 pages) and a shop day (500 signatures) through the real pipeline, journal and files: memory, journal size, start-up, page turns (about 3 min)
 	scripts/soak.sh
 
-clean: ## Remove .build and out
-	rm -rf .build out
+deb: release arm64 ## Debian packages out/deb/inkkiosk_VERSION_{amd64,arm64}.deb (docs/PACKAGING.md)
+	scripts/deb/build.sh amd64 $(RELEASE_BIN)
+	scripts/deb/build.sh arm64 $(ARM64_BIN)
 
-appliance: release ## Boot-to-kiosk image: out/appliance/{vmlinuz,initramfs.cpio.zst} (then: python3 scripts/appliance/boot-test.py)
-	scripts/appliance/build.sh $(RELEASE_BIN)
+clean: ## Remove .build, .build-arm64 and out (the toolchain cache in ~/.cache/inkkiosk stays)
+	rm -rf .build .build-arm64 out
+
+appliance: $(if $(filter arm64,$(ARCH)),arm64,release) ## Boot-to-kiosk image: out/appliance/ (then: python3 scripts/appliance/boot-test.py); ARCH=arm64: out/appliance-arm64/ (boot-test-arm64.py)
+	scripts/appliance/build.sh --arch $(ARCH) $(if $(filter arm64,$(ARCH)),$(ARM64_BIN),$(RELEASE_BIN))
 
 powercut: appliance ## Power cuts (SIGKILL of QEMU) at random moments of signing on the appliance's data disk: nothing finished lost (about 5 min)
 	python3 scripts/appliance/powercut-test.py --cuts $(or $(CUTS),12)

@@ -269,7 +269,7 @@ import InkAPI
     @Test func checkConfigExitsNonZeroOnABrokenFile() throws {
         let dir = try Fixtures.outputDirectory("config")
         try "[display]\nrotation = 45\n".write(toFile: "\(dir)/bad.toml", atomically: true, encoding: .utf8)
-        let binary = Fixtures.packageDirectory.appendingPathComponent(".build/debug/inkkiosk").path
+        let binary = Fixtures.inkkioskBinary
         let bad = try run(binary, ["check-config", "\(dir)/bad.toml"])
         #expect(bad.status != 0 && bad.stderr.contains("bad.toml:2: display.rotation"))
         let good = try run(binary, ["check-config", documented])

@@ -73,7 +73,7 @@ func which(_ tool: String) -> String? {
 }
 
 @Suite struct CommandLine {
-    var binary: String { Fixtures.packageDirectory.appendingPathComponent(".build/debug/inkkiosk").path }
+    var binary: String { Fixtures.inkkioskBinary }
 
     @Test func replayWritesFilesAndStatistics() throws {
         let dir = try Fixtures.outputDirectory("cli")

@@ -13,6 +13,10 @@ let screenSize = PixelSize(width: 1280, height: 800)
 enum Fixtures {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     static let packageDirectory = testsDirectory.deletingLastPathComponent()
+    /// The `inkkiosk` executable built with these tests: beside the test bundle, whatever the
+    /// build directory (.build/debug, or .build-arm64/… for the cross-built tests).
+    static let inkkioskBinary = URL(fileURLWithPath: Swift.CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("inkkiosk").path
 
     static func recording(_ name: String) throws -> Recording {
         try InklogReader.read(contentsOf: testsDirectory.appendingPathComponent("Recordings/\(name).inklog"))

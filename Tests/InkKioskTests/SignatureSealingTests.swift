@@ -279,7 +279,7 @@ struct SignatureEncryption {
         }
     }
 
-    var binary: String { Fixtures.packageDirectory.appendingPathComponent(".build/debug/inkkiosk").path }
+    var binary: String { Fixtures.inkkioskBinary }
 
     @Test func theCommandLineChecksTheKeyAndDecryptsOnTheHost() throws {
         let pair = try opensslKeyPair(in: dir, "cli"), other = try opensslKeyPair(in: dir, "other")

@@ -4,6 +4,16 @@
 # getty or login; nothing else runs but systemd-udevd.
 #
 #   scripts/appliance/build.sh [INKKIOSK_BINARY]      (default .build/release/inkkiosk; `make appliance`)
+#   scripts/appliance/build.sh --arch arm64 [INKKIOSK_BINARY]   (or APPLIANCE_ARCH=arm64; default
+#                      binary out/arm64/inkkiosk, output out/appliance-arm64/)
+#
+# arm64: Debian 13's arm64 kernel (scripts/vm/fetch-kernel.sh --arch arm64) with the modules of
+# QEMU's `virt` machine (virtio_gpu instead of bochs), and every program, library and data file
+# (busybox-static, e2fsck, udev, libinput's helpers and quirks, libwacom's data, fonts, the
+# kiosk's libraries) from the arm64 root APPLIANCE_ROOT (default out/arm64/root, made by
+# `make arm64`), never from the host. Libraries are found with scripts/appliance/rootelf.py
+# (readelf inside the root: ldd cannot run a foreign ELF); the root's own tools (ldconfig,
+# systemd-hwdb, the kiosk's check-config) run under qemu-user (qemu-aarch64-static).
 #
 # Output (OUT, default out/appliance/):
 #   vmlinuz               Debian's kernel (the one scripts/vm/fetch-kernel.sh fetches)
@@ -32,14 +42,30 @@
 #   APPLIANCE_SIGNED_MODULES  1 keeps the kernel modules' signatures (a kernel that enforces
 #                      them); default: stripped (see the kernel modules below)
 #   INKKIOSK_CACHE     kernel cache of scripts/vm (default ~/.cache/inkkiosk)
+#   APPLIANCE_ARCH     amd64 (default) or arm64 (as --arch)
+#   APPLIANCE_ROOT     arm64 only: the arm64 Debian 13 root the image's files come from
+#                      (default out/arm64/root)
 #
 # Needs root (device nodes in the archive; apt-get for missing host packages) on Debian 12.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-BIN=${1:-$ROOT/.build/release/inkkiosk}
-OUT=${APPLIANCE_OUT:-$ROOT/out/appliance}
+ARCH=${APPLIANCE_ARCH:-amd64}
+case ${1:-} in
+    --arch) ARCH=${2:?--arch wants amd64 or arm64}; shift 2 ;;
+    --arch=*) ARCH=${1#--arch=}; shift ;;
+esac
+case $ARCH in
+    amd64)
+        BIN=${1:-$ROOT/.build/release/inkkiosk}
+        OUT=${APPLIANCE_OUT:-$ROOT/out/appliance} ;;
+    arm64)
+        BIN=${1:-$ROOT/out/arm64/inkkiosk}
+        OUT=${APPLIANCE_OUT:-$ROOT/out/appliance-arm64}
+        SYSROOT=$(realpath -m "${APPLIANCE_ROOT:-$ROOT/out/arm64/root}") ;;
+    *) echo "appliance: error: unsupported architecture $ARCH (amd64 or arm64)" >&2; exit 1 ;;
+esac
 CONFIG=${APPLIANCE_CONFIG:-$ROOT/config/inkkiosk.toml}
 CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
 
@@ -47,25 +73,55 @@ log() { echo "appliance: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 [[ $(id -u) -eq 0 ]] || die "run as root (the archive holds device nodes)"
+if [[ $ARCH == arm64 ]]; then
+    [[ -x $BIN ]] || die "$BIN is missing; build it with: make arm64"
+    [[ -x $SYSROOT/usr/sbin/e2fsck ]] || die "no arm64 root in $SYSROOT (make arm64 makes it; APPLIANCE_ROOT for another)"
+else
 [[ -x $BIN ]] || die "$BIN is missing; build it with: make release (swift build -c release --static-swift-stdlib)"
+fi
 
 # --- host tools -----------------------------------------------------------------------------
 # fetch-kernel.sh installs qemu, busybox-static, udev, kmod, cpio, … when missing and prints
 # the kernel's path.
+if [[ $ARCH == arm64 ]]; then
+    # The arm64 kernel; its fetch also installs qemu-user-static, the aarch64 binutils, kmod, …
+    VMLINUZ=$("$ROOT/scripts/vm/fetch-kernel.sh" --arch arm64)
+    KVER=${VMLINUZ##*/vmlinuz-}
+    KMOD=$CACHE/kernel-arm64/usr/lib/modules/$KVER
+    [[ -d $KMOD/kernel ]] || KMOD=$CACHE/kernel-arm64/lib/modules/$KVER
+    HOST_PACKAGES=(binutils binutils-aarch64-linux-gnu qemu-user-static kmod cpio zstd python3)
+else
 VMLINUZ=$("$ROOT/scripts/vm/fetch-kernel.sh")
 KVER=${VMLINUZ##*/vmlinuz-}
 KMOD=$CACHE/kernel/lib/modules/$KVER
+    HOST_PACKAGES=(binutils libinput-bin libwacom-common libc-bin e2fsprogs zstd)
+fi
 [[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KMOD"
-for pkg in binutils libinput-bin libwacom-common libc-bin e2fsprogs zstd; do
+for pkg in "${HOST_PACKAGES[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
     [[ $status == "install ok installed" ]] || {
         log "installing $pkg"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" >&2
     }
 done
+if [[ $ARCH == arm64 ]]; then
+    # The root's own programs run under qemu-user, their loader and libraries found in the root.
+    QEMU_USER=$(command -v qemu-aarch64-static) || die "qemu-aarch64-static is missing (apt-get install qemu-user-static)"
+    in_root() { QEMU_LD_PREFIX=$SYSROOT "$QEMU_USER" "$@"; }
+    STRIP=aarch64-linux-gnu-strip
+    command -v "$STRIP" >/dev/null || die "$STRIP is missing (apt-get install binutils-aarch64-linux-gnu)"
+    readelf -h "$BIN" | grep -q 'AArch64' || die "$BIN is not an arm64 (AArch64) program"
+    BUSYBOX=$SYSROOT/usr/bin/busybox
+    [[ -x $BUSYBOX ]] || die "$BUSYBOX is missing: add busybox-static to the arm64 root"
+    readelf -d "$BUSYBOX" 2>/dev/null | grep -q NEEDED && die "$BUSYBOX is dynamically linked; the arm64 root needs busybox-static"
+    in_root "$BIN" check-config "$CONFIG" >/dev/null || die "$CONFIG does not pass inkkiosk check-config (run under qemu-user)"
+else
+    in_root() { "$@"; }
+    STRIP=strip
 BUSYBOX=/bin/busybox
 if ldd "$BUSYBOX" >/dev/null 2>&1; then die "$BUSYBOX is dynamically linked; install busybox-static"; fi
 "$BIN" check-config "$CONFIG" >/dev/null || die "$CONFIG does not pass inkkiosk check-config"
+fi
 # The journal lives on the data partition (/var/lib/inkkiosk, mounted by /init): the config's
 # [storage] journal, or journal.inkj there when the config names none.
 JOURNAL=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb")).get("storage", {}).get("journal", ""))' "$CONFIG") ||
@@ -114,12 +170,35 @@ put_libs() {
     return 0
 }
 
+if [[ $ARCH == arm64 ]]; then
+    # The host path of a path inside the arm64 root, its symlinks followed inside the root.
+    in_sysroot() { python3 "$HERE/rootelf.py" --resolve "$SYSROOT" "$1" || die "$1 is not in the arm64 root $SYSROOT"; }
+    # A file of the arm64 root to the same path in the image (put's /lib → /usr/lib included).
+    rput() { put "$(in_sysroot "$1")" "$1"; }
+    # Every shared library an ELF file loads, found in the arm64 root (rootelf.py: readelf and
+    # the root's ld.so.conf; ldd cannot run a foreign ELF), into the image.
+    put_libs() {
+        local image host deps
+        deps=$(python3 "$HERE/rootelf.py" "$SYSROOT" "$@") || die "a library of $* is missing from the arm64 root (above)"
+        while IFS=$'\t' read -r image host; do
+            [[ -n $image && -z ${LIBS_DONE[$image]:-} ]] || continue
+            LIBS_DONE[$image]=1
+            put "$host" "$image"
+        done <<<"$deps"
+        return 0
+    }
+fi
+
 # --- busybox: only the applets /init uses -----------------------------------------------------
 cp "$BUSYBOX" "$S/usr/bin/busybox"
 for applet in sh mount mkdir modprobe cat sleep findfs; do ln -s busybox "$S/usr/bin/$applet"; done
 
 # --- the data partition's check: e2fsck (Debian's is dynamically linked) ------------------------
+if [[ $ARCH == arm64 ]]; then
+    E2FSCK=$(in_sysroot /usr/sbin/e2fsck)
+else
 E2FSCK=$(realpath /usr/sbin/e2fsck)
+fi
 put "$E2FSCK" /usr/sbin/e2fsck
 put_libs "$E2FSCK"
 # Boards without a battery-backed clock boot in 1970: e2fsck would take every superblock time
@@ -134,29 +213,46 @@ ln -s ../proc/self/mounts "$S/etc/mtab"
 # The kiosk links FoundationEssentials, never Foundation proper: that would bring ICU (39 MB of
 # lib_FoundationICU.so) into the image. `make release` links the Swift runtime statically
 # (--static-swift-stdlib), so no lib/swift/linux/*.so either; a dynamic build still works here.
-if ldd "$BIN" | grep -E 'lib(Foundation|FoundationInternationalization|_FoundationICU|icu[a-z0-9]*)\.so' >&2; then
+if [[ $ARCH == arm64 ]]; then
+    KIOSK_LIBS=$(python3 "$HERE/rootelf.py" "$SYSROOT" "$BIN") || die "$BIN needs a library the arm64 root lacks (above)"
+else
+    KIOSK_LIBS=$(ldd "$BIN")
+fi
+if grep -E 'lib(Foundation|FoundationInternationalization|_FoundationICU|icu[a-z0-9]*)\.so' <<<"$KIOSK_LIBS" >&2; then
     die "$BIN loads Foundation/ICU (above): some module imports Foundation instead of FoundationEssentials"
 fi
-strip -o "$S/usr/bin/inkkiosk" "$BIN"
+"$STRIP" -o "$S/usr/bin/inkkiosk" "$BIN"
 install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
 # Read by /init (sh): where the kiosk's journal goes.
 printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
-for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && strip --strip-unneeded "$lib"; done
+for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && "$STRIP" --strip-unneeded "$lib"; done
 
 # --- worksheets (a classroom image): poppler-glib, which the kiosk loads the first time the
 # Worksheets list opens; a signature kiosk never does, so by default the image is without it
 # (with its dependencies, NSS, gio and image codecs, it is 11 MB before compression).
 if [[ ${APPLIANCE_WORKSHEETS:-0} == 1 ]]; then
+    if [[ $ARCH == arm64 ]]; then
+        POPPLER=/usr/lib/aarch64-linux-gnu/libpoppler-glib.so.8
+        [[ -e $SYSROOT$POPPLER ]] || die "libpoppler-glib.so.8 is missing from the arm64 root (libpoppler-glib8)"
+        rput "$POPPLER"
+        put_libs "$POPPLER"
+    else
     POPPLER=$(ldconfig -p | awk '/libpoppler-glib\.so\.8 .*x86-64/ {print $NF; exit}')
     [[ -n $POPPLER ]] || die "libpoppler-glib.so.8 is missing (apt-get install libpoppler-glib8)"
     put "$POPPLER"
     put_libs "$POPPLER"
+    fi
 fi
 
 # --- fonts: the signature and classroom screens write with DejaVu Sans through fontconfig ------
 for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf; do
+    if [[ $ARCH == arm64 ]]; then
+        [[ -e $SYSROOT$f ]] || die "$f is missing from the arm64 root (fonts-dejavu-core)"
+        rput "$f"
+        continue
+    fi
     [[ -f $f ]] || die "$f is missing (apt-get install fonts-dejavu-core)"
     put "$f"
 done
@@ -171,32 +267,52 @@ cat >"$S/etc/fonts/fonts.conf" <<'FONTS'
 FONTS
 
 # --- udev -----------------------------------------------------------------------------------
+# R: where the udev, libinput and libwacom files come from (the host; arm64: its root).
+R=
+if [[ $ARCH == arm64 ]]; then
+    R=$SYSROOT
+    UDEVADM=$(in_sysroot /usr/bin/udevadm)
+else
 UDEVADM=$(realpath /usr/bin/udevadm)
+fi
 put "$UDEVADM" /usr/bin/udevadm
 mkdir -p "$S/usr/lib/systemd"
 ln -s ../../bin/udevadm "$S/usr/lib/systemd/systemd-udevd"
 put_libs "$UDEVADM"
+# systemd 256 and later load libkmod with dlopen() (udev's kmod builtin, 80-drivers.rules'
+# autoloading), not as a NEEDED library: readelf does not list it.
+if [[ $ARCH == arm64 ]]; then
+    KMODLIB=/usr/lib/aarch64-linux-gnu/libkmod.so.2
+    [[ -e $SYSROOT$KMODLIB ]] || die "$KMODLIB is missing from the arm64 root (libkmod2)"
+    rput "$KMODLIB"
+    put_libs "$KMODLIB"
+fi
 # The rules that matter for DRM and input; the rest (storage, network, sound, logind's seats
 # and uaccess) has nothing to act on here.
 RULES=(50-udev-default 60-drm 60-evdev 60-input-id 60-persistent-input 65-libwacom
        70-mouse 70-touchpad 80-drivers 80-libinput-device-groups 90-libinput-fuzz-override)
 for r in "${RULES[@]}"; do
-    [[ -f /usr/lib/udev/rules.d/$r.rules ]] || die "/usr/lib/udev/rules.d/$r.rules is missing"
-    put "/usr/lib/udev/rules.d/$r.rules"
+    [[ -f $R/usr/lib/udev/rules.d/$r.rules ]] || die "$R/usr/lib/udev/rules.d/$r.rules is missing"
+    put "$R/usr/lib/udev/rules.d/$r.rules" "/usr/lib/udev/rules.d/$r.rules"
 done
 for r in "$ROOT"/deploy/udev/*.rules; do install -m 0644 "$r" "$S/etc/udev/rules.d/"; done
 # libinput's udev helpers (called from 80-libinput-device-groups and 90-libinput-fuzz-override).
 for h in libinput-device-group libinput-fuzz-extract libinput-fuzz-to-zero; do
-    put "/usr/lib/udev/$h"
-    put_libs "/usr/lib/udev/$h"
+    put "$R/usr/lib/udev/$h" "/usr/lib/udev/$h"
+    put_libs "$R/usr/lib/udev/$h"
 done
 # hwdb: compiled from the input sources only (evdev fixes, input ids, mice, touchpads,
 # pointing sticks, libwacom's tablets); the vendor/model name databases are left out.
 mkdir -p "$S/usr/lib/udev/hwdb.d"
 for h in 60-evdev 60-input-id 65-libwacom 70-mouse 70-pointingstick 70-touchpad; do
-    [[ -f /usr/lib/udev/hwdb.d/$h.hwdb ]] && cp "/usr/lib/udev/hwdb.d/$h.hwdb" "$S/usr/lib/udev/hwdb.d/"
+    [[ -f $R/usr/lib/udev/hwdb.d/$h.hwdb ]] && cp "$R/usr/lib/udev/hwdb.d/$h.hwdb" "$S/usr/lib/udev/hwdb.d/"
 done
+if [[ $ARCH == arm64 ]]; then
+    # The root's own compiler (its udev reads what its systemd-hwdb writes), under qemu-user.
+    in_root "$SYSROOT/usr/bin/systemd-hwdb" --root="$S" --usr --strict update
+else
 systemd-hwdb --root="$S" --usr --strict update
+fi
 rm -rf "$S/usr/lib/udev/hwdb.d"
 [[ -s $S/usr/lib/udev/hwdb.bin ]] || die "systemd-hwdb wrote no $S/usr/lib/udev/hwdb.bin"
 # Users and groups the rules name (GROUP="input", "video", …); root runs everything.
@@ -219,10 +335,10 @@ EOF
 
 # --- libinput quirks and libwacom's tablet database --------------------------------------------
 mkdir -p "$S/usr/share"
-cp -r /usr/share/libinput "$S/usr/share/"
+cp -r "$R/usr/share/libinput" "$S/usr/share/"
 # Ours, read after libinput's own: libinput does not average the pen's positions.
 install -D -m 0644 "$ROOT/deploy/libinput/local-overrides.quirks" "$S/etc/libinput/local-overrides.quirks"
-cp -r /usr/share/libwacom "$S/usr/share/"
+cp -r "$R/usr/share/libwacom" "$S/usr/share/"
 
 # --- kernel modules -------------------------------------------------------------------------
 # The display and input chain for QEMU's std VGA (bochs) and evdev, the data partition's ext4
@@ -234,6 +350,9 @@ cp -r /usr/share/libwacom "$S/usr/share/"
 # dependencies, e.g. drm for i915).
 read -ra EXTRA_MODULES <<<"${APPLIANCE_MODULES:-}"
 SCREEN_MODULES=(evdev bochs)
+# arm64: QEMU's virt machine has no VGA; its screen is virtio-gpu (an atomic KMS driver with a
+# cursor plane; virtio_pci is built into Debian's arm64 kernel).
+[[ $ARCH == arm64 ]] && SCREEN_MODULES=(evdev virtio_gpu)
 # virtio_rng: QEMU's hardware RNG, standing in for a board's (bcm2835_rng, rockchip_rng, imx_rngc,
 # …: name it in APPLIANCE_MODULES). The kernel's hw_random core feeds it into the CRNG at once,
 # so the Swift runtime's getrandom() at the kiosk's start does not wait for entropy.
@@ -273,7 +392,7 @@ for m in "${WANTED[@]}"; do add_module "$m"; done
 # kiosk, so a signature proves nothing the image's own integrity (the board's boot chain) does
 # not. The kernel notes it once in its log ("module verification failed … tainting kernel", flag
 # E); a kernel that enforces signatures (module.sig_enforce, lockdown) needs APPLIANCE_SIGNED_MODULES=1.
-[[ ${APPLIANCE_SIGNED_MODULES:-0} == 1 ]] || find "$S/usr/lib/modules" -name "*.ko" -exec strip --strip-debug {} +
+[[ ${APPLIANCE_SIGNED_MODULES:-0} == 1 ]] || find "$S/usr/lib/modules" -name "*.ko" -exec "$STRIP" --strip-debug {} +
 cp "$KMOD"/modules.builtin "$KMOD"/modules.builtin.modinfo "$S/usr/lib/modules/$KVER/"
 depmod -b "$S" "$KVER"
 closure() { modprobe -d "$S" -S "$KVER" --show-depends -a "$@" | sed -n 's|^insmod .*/\([^/]*\)\.ko.*|\1|p' | sort -u; }
@@ -282,8 +401,14 @@ shared=$(comm -12 <(closure "${SCREEN_MODULES[@]}") <(closure "${DATA_MODULES[@]
 printf '%s\n' "${SCREEN_MODULES[*]}" "${DATA_MODULES[*]}" "${EXTRA_MODULES[*]}" >"$S/etc/modules"
 
 # --- the dynamic loader's cache ----------------------------------------------------------------
+if [[ $ARCH == arm64 ]]; then
+    # The root's ldconfig (static): the cache's entries carry the architecture's flags.
+    printf '%s\n' /usr/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu/systemd >"$S/etc/ld.so.conf"
+    "$QEMU_USER" "$SYSROOT/usr/sbin/ldconfig" -r "$S"
+else
 printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/swift/linux >"$S/etc/ld.so.conf"
 ldconfig -r "$S"
+fi
 
 # --- /init and the nodes the kernel needs before devtmpfs ----------------------------------------
 install -m 0755 "$HERE/init.sh" "$S/init"
@@ -295,10 +420,21 @@ while IFS= read -r f; do
     if readelf -h "$f" >/dev/null 2>&1 && readelf -d "$f" 2>/dev/null | grep -q NEEDED; then
         for need in $(readelf -d "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
             [[ -e $S/usr/lib/x86_64-linux-gnu/$need || -e $S/usr/lib/swift/linux/$need || -e $S/usr/lib64/$need ]] ||
+                [[ $ARCH == arm64 && ( -e $S/usr/lib/aarch64-linux-gnu/$need || -e $S/usr/lib/aarch64-linux-gnu/systemd/$need ) ]] ||
                 die "${f#"$S"} needs $need, which is not in the image"
         done
     fi
-done < <(find "$S/usr/bin" "$S/usr/sbin" "$S/usr/lib/udev" "$S/usr/lib/x86_64-linux-gnu" "$S/usr/lib/swift" -type f)
+done < <(find "$S/usr/bin" "$S/usr/sbin" "$S/usr/lib/udev" "$S/usr/lib/x86_64-linux-gnu" "$S/usr/lib/aarch64-linux-gnu" "$S/usr/lib/swift" -type f 2>/dev/null)
+if [[ $ARCH == arm64 ]]; then
+    # And the root's loader, run under qemu-user with the IMAGE as its root, finds them all:
+    # the same lookup (ld.so.cache, then the default paths) the board's kernel will make.
+    while IFS= read -r f; do
+        readelf -l "$f" 2>/dev/null | grep -q 'program interpreter' || continue
+        out=$(QEMU_LD_PREFIX=$S "$QEMU_USER" "$S/usr/lib/ld-linux-aarch64.so.1" --list "$f" 2>&1) ||
+            die "${f#"$S"}: the loader in the image fails on it: $out"
+        grep -q 'not found' <<<"$out" && die "${f#"$S"}: $(grep 'not found' <<<"$out" | head -n1)"
+    done < <(find "$S/usr/bin" "$S/usr/sbin" "$S/usr/lib/udev" -type f)
+fi
 
 # --- archive ------------------------------------------------------------------------------
 mkdir -p "$OUT"
@@ -325,5 +461,9 @@ log "$(wc -l <"$OUT/manifest.txt") files, $((total / 1024)) KiB unpacked"
 for f in vmlinuz initramfs.cpio.zst; do
     printf '%s\t%s bytes (%s)\n' "$OUT/$f" "$(stat -c %s "$OUT/$f")" "$(du -h --apparent-size "$OUT/$f" | cut -f1)"
 done
+if [[ $ARCH == arm64 ]]; then
+    echo "boot test (qemu-system-aarch64 -M virt; pen, hover, signature API, power cut): python3 scripts/appliance/boot-test-arm64.py"
+    exit 0
+fi
 echo "boot test (QEMU; times kernel -> udev -> kiosk -> first frame): python3 scripts/appliance/boot-test.py"
 echo "deploy/ on a real systemd boot (install.sh + inkkiosk.service):  python3 scripts/appliance/service-test.py"

@@ -25,6 +25,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/arm64
 MIRROR=${INKKIOSK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SWIFT_VERSION=6.2.3-1+b1
+LIBXML2_VERSION=2.15.4+dfsg-1+b1
 TRIPLE=aarch64-unknown-linux-gnu
 
 # What the kiosk links (the -dev packages and the C/C++ runtime that the static Swift runtime
@@ -86,7 +87,6 @@ make_buildroot() {
 make_root() {
     local dir=$CACHE/root recipe="trixie arm64 ${ROOT_PACKAGES[*]}"
     fresh "$dir" "$recipe" && return 0
-    binfmt_aarch64
     log "making the arm64 root (Debian 13) in $dir"
     rm -rf "$dir" "$dir.stamp" "$dir.tmp"
     local list
@@ -97,16 +97,18 @@ make_root() {
 }
 
 make_runtime() {
-    local dir=$CACHE/swift recipe="swiftlang $SWIFT_VERSION arm64"
+    local dir=$CACHE/swift recipe="swiftlang $SWIFT_VERSION libxml2-16 $LIBXML2_VERSION arm64"
     fresh "$dir" "$recipe" && return 0
     log "unpacking swiftlang:arm64 $SWIFT_VERSION (the aarch64 Swift runtime) into $dir"
     rm -rf "$dir" "$dir.stamp" "$dir.tmp"
     mkdir -p "$dir.tmp/deb"
-    local pkg
-    for pkg in swiftlang libswiftlang; do
-        curl -fsS -o "$dir.tmp/deb/$pkg.deb" "$MIRROR/pool/main/s/swiftlang/${pkg}_${SWIFT_VERSION}_arm64.deb" ||
-            die "cannot download ${pkg}_${SWIFT_VERSION}_arm64.deb from $MIRROR"
-        dpkg -x "$dir.tmp/deb/$pkg.deb" "$dir.tmp"
+    # libxml2-16: FoundationXML's library (the unit tests' InkML check parses with it); Debian 13
+    # has libxml2.so.2 only.
+    local deb
+    for deb in "s/swiftlang/swiftlang_${SWIFT_VERSION}_arm64.deb" "s/swiftlang/libswiftlang_${SWIFT_VERSION}_arm64.deb" \
+               "libx/libxml2/libxml2-16_${LIBXML2_VERSION}_arm64.deb"; do
+        curl -fsS -o "$dir.tmp/deb/${deb##*/}" "$MIRROR/pool/main/$deb" || die "cannot download $deb from $MIRROR"
+        dpkg -x "$dir.tmp/deb/${deb##*/}" "$dir.tmp"
     done
     rm -rf "$dir.tmp/deb"
     mv "$dir.tmp" "$dir"
@@ -116,9 +118,10 @@ make_runtime() {
 # The SDK bundle: paths as the build root sees them (/sdk/root, /sdk/swift are bind mounts).
 make_sdk() {
     local dir=$CACHE/buildroot/sdk/bundles/inkkiosk-arm64.artifactbundle
-    # The driver looks for swiftrt.o (the static runtime's start file) under the SDK root's
-    # usr/lib/swift_static, whatever swiftStaticResourcesPath says: a link there, for the chroot.
+    # The driver looks for swiftrt.o (the runtime's start file) under the SDK root's usr/lib/swift
+    # and usr/lib/swift_static, whatever the resource paths say: links there, for the chroot.
     ln -sfn /sdk/swift/usr/libexec/swift/lib/swift_static "$CACHE/root/usr/lib/swift_static"
+    ln -sfn /sdk/swift/usr/libexec/swift/lib/swift "$CACHE/root/usr/lib/swift"
     mkdir -p "$dir/$TRIPLE"
     cat >"$dir/info.json" <<EOF
 {
@@ -179,6 +182,7 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock 9   # one maker at a time; a second run waits, then finds it done
 host_packages
+binfmt_aarch64   # also after a reboot: the unit tests start arm64 children through it
 make_buildroot
 make_root
 make_runtime

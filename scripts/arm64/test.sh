@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The arm64 build's part of `make test`, on this x86 machine:
+#   1. the cross build (scripts/arm64/build.sh --tests): out/arm64/inkkiosk and the unit tests;
+#   2. every bundled recording replayed by both builds, their files compared
+#      (scripts/arm64/compare-replays.py: PNG and InkML byte for byte, SVG by drawing);
+#   3. the unit tests, cross-built, run under qemu-aarch64-static against the arm64 root.
+# Each step's time is printed; the last line is `arm64: N passed, N failed` (the three steps).
+#
+#   scripts/arm64/test.sh [X86_BINARY]      (default .build/release/inkkiosk)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+X86=${1:-.build/release/inkkiosk}
+[[ -x $X86 ]] || { echo "arm64: $X86 is missing; run 'make release' first" >&2; exit 1; }
+passed=0 failed=0
+step() {  # step NAME CMD…: runs it, prints its time and verdict
+    local name=$1 start=$SECONDS
+    shift
+    if "$@"; then
+        passed=$((passed + 1)); echo "arm64: ok   $name ($((SECONDS - start)) s)"
+    else
+        failed=$((failed + 1)); echo "arm64: FAIL $name ($((SECONDS - start)) s)"
+    fi
+}
+
+unit_tests() {
+    local cache runtime
+    cache=$(scripts/arm64/toolchain.sh) || return 1
+    runtime=$cache/swift/usr/libexec/swift/lib/swift/linux:$cache/swift/usr/lib/aarch64-linux-gnu
+    # QEMU_LD_PREFIX, not -L: the tests start `inkkiosk` as a child, which binfmt hands to qemu
+    # too, and the variable reaches it. The runtime's libraries: the test bundle links them.
+    QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime \
+        .build-arm64/aarch64-unknown-linux-gnu/debug/inkkioskPackageTests.xctest --testing-library swift-testing \
+        >out/arm64/unit-tests.log 2>&1
+    local status=$?
+    grep -E '^(✘|✔ Test run)' out/arm64/unit-tests.log | tail -n 20
+    return $status
+}
+
+step "cross build (binary and unit tests)" scripts/arm64/build.sh --tests
+if [[ -x out/arm64/inkkiosk ]]; then
+    step "replays identical to x86" /usr/bin/python3 scripts/arm64/compare-replays.py "$X86" out/arm64/inkkiosk out/arm64/root --out out/arm64/replays
+    step "unit tests under qemu-aarch64 (log: out/arm64/unit-tests.log)" unit_tests
+fi
+echo "arm64: $passed passed, $failed failed"
+((failed == 0))
