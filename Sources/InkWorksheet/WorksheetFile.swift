@@ -56,15 +56,22 @@ enum WorksheetFile {
     static func check(_ path: String) throws -> stat {
         if let why = nameProblem(path) { throw WorksheetError(kind: .badName, path: path, detail: why) }
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw cannotRead(path) }
+        guard lstat(path, &info) == 0 else {
+            // A name that is not UTF-8 comes out of the folder's listing with U+FFFD for its bad bytes: no such file.
+            if errno == ENOENT && path.split(separator: "/").last?.unicodeScalars.contains("\u{FFFD}") == true {
+                throw WorksheetError(kind: .badName, path: path, detail: "its name is not UTF-8 text: refused")
+            }
+            throw cannotRead(path)
+        }
         if let (kind, why) = kindProblem(info.st_mode) { throw WorksheetError(kind: kind, path: path, detail: why) }
         return info
     }
 
     /// `path` opened for reading (close-on-exec), checked as `check` does, and the descriptor
-    /// known to be that very file. The caller closes it.
-    static func open(_ path: String) throws -> (fd: Int32, info: stat) {
+    /// known to be that very file. The caller closes it. (`afterLook`: tests change the file there.)
+    static func open(_ path: String, afterLook: () -> Void = {}) throws -> (fd: Int32, info: stat) {
         let looked = try check(path)
+        afterLook()
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             // ELOOP: a link put in its place since the look.

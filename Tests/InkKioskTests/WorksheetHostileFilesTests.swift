@@ -90,6 +90,46 @@ import InkStorage
         #expect(try Worksheet(path: "\(dir)/titled.pdf").name == "Line one two")
     }
 
+    @Test func aFileSwappedBetweenTheLookAndTheOpeningIsRefused() throws {
+        let path = "\(dir)/swapped.pdf", other = "\(dir)/other.pdf"
+        try Worksheets.make(path, pages: 1)
+        try Worksheets.make(other, pages: 2)
+        try Worksheets.make("\(dir)/secret.pdf", pages: 1)
+        // Another file renamed over it: not the file looked at.
+        let replaced = refusal { try WorksheetFile.open(path) { rename(other, path) } }
+        #expect(replaced?.kind == .unreadable && replaced?.detail == "the file was replaced while it was opened: refused")
+        // A link put in its place: not followed.
+        let linked = refusal {
+            try WorksheetFile.open(path) { unlink(path); symlink("\(dir)/secret.pdf", path) }
+        }
+        #expect(linked?.kind == .link)
+        // A FIFO put in its place: the opening does not wait for a writer, and refuses it.
+        let piped = refusal {
+            try WorksheetFile.open("\(dir)/secret.pdf") { unlink("\(dir)/secret.pdf"); mkfifo("\(dir)/secret.pdf", 0o600) }
+        }
+        #expect(piped?.kind == .notAFile)
+        // Untouched: the descriptor is the file, read-only and closed on exec.
+        unlink(path)   // the link to the FIFO: cairo would wait on it for ever
+        try Worksheets.make(path, pages: 1)
+        let (fd, info) = try WorksheetFile.open(path)
+        defer { close(fd) }
+        #expect(info.st_mode & S_IFMT == S_IFREG && fcntl(fd, F_GETFD) & FD_CLOEXEC != 0 && fcntl(fd, F_GETFL) & O_NONBLOCK == 0)
+    }
+
+    @Test func aNameThatIsNotUTF8IsRefusedAsSuch() throws {
+        // "bad\xFF.pdf": created by its bytes; the folder's listing gives it with U+FFFD.
+        let bytes = Array("\(dir)/bad".utf8) + [0xFF] + Array(".pdf".utf8) + [0]
+        let fd = bytes.withUnsafeBufferPointer { b in
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { creat($0, 0o644) }
+        }
+        #expect(fd >= 0)
+        close(fd)
+        let shelf = WorksheetShelf(folders: [dir])
+        let listed = try #require(shelf.pdfFiles().first { $0.contains("bad") })
+        let entry = shelf.entry(listed, thumbnailHeight: 40)
+        #expect(entry.problem?.kind == .badName && entry.problem?.detail == "its name is not UTF-8 text: refused", "\(String(describing: entry.problem))")
+    }
+
     @Test func theListShowsLinksPipesAndBadNamesInRedAndTappingOneOpensNothing() throws {
         let screens = WorksheetScreenTests(dir: dir)
         var s = try screens.settings()
