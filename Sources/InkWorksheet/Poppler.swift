@@ -7,6 +7,8 @@ final class Poppler: @unchecked Sendable {
     static let library = "libpoppler-glib.so.8"
 
     typealias NewFromFile = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
+    /// poppler_document_new_from_fd (poppler 21.12 and later): it takes the descriptor, and closes it.
+    typealias NewFromFd = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
     typealias PageCount = @convention(c) (OpaquePointer?) -> Int32
     typealias GetPage = @convention(c) (OpaquePointer?, Int32) -> OpaquePointer?
     typealias GetTitle = @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
@@ -17,6 +19,8 @@ final class Poppler: @unchecked Sendable {
     typealias Free = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
     let newFromFile: NewFromFile
+    /// nil: an older poppler (the file is then named by its descriptor in /proc).
+    let newFromFd: NewFromFd?
     let pageCount: PageCount
     let getPage: GetPage
     let getTitle: GetTitle
@@ -46,6 +50,7 @@ final class Poppler: @unchecked Sendable {
             return unsafeBitCast(p, to: T.self)
         }
         newFromFile = try symbol("poppler_document_new_from_file", as: NewFromFile.self)
+        newFromFd = dlsym(handle, "poppler_document_new_from_fd").map { unsafeBitCast($0, to: NewFromFd.self) }
         pageCount = try symbol("poppler_document_get_n_pages", as: PageCount.self)
         getPage = try symbol("poppler_document_get_page", as: GetPage.self)
         getTitle = try symbol("poppler_document_get_title", as: GetTitle.self)

@@ -97,12 +97,7 @@ public final class PopplerWatch: @unchecked Sendable {
     private func loadIfNeeded() {
         guard strikes == nil else { return }
         var known: [(file: String, count: Int)] = []
-        if let text = try? String(contentsOfFile: strikesFile, encoding: .utf8) {
-            for line in text.split(separator: "\n") {
-                let parts = line.split(separator: " ", maxSplits: 1)
-                if parts.count == 2, let n = Int(parts[0]), n > 0 { known.append((String(parts[1]), n)) }
-            }
-        }
+        if let text = try? String(contentsOfFile: strikesFile, encoding: .utf8) { known = Self.parseStrikes(text) }
         let notes = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".in-poppler-") }
         for name in notes {
             let path = "\(directory)/\(name)"
@@ -123,15 +118,73 @@ public final class PopplerWatch: @unchecked Sendable {
     }
 
     private func save() {
-        let text = (strikes ?? []).map { "\($0.count) \($0.file)\n" }.joined()
-        try? DurableFile.replace(strikesFile, with: Array(text.utf8), mode: 0o600)
+        try? DurableFile.replace(strikesFile, with: Array(Self.strikesText(strikes ?? []).utf8), mode: 0o600)
+    }
+
+    /// The strikes file's first line since file names are escaped. A kiosk from before skips it
+    /// (it is no "COUNT FILE" line); without it, the lines are read as they were written before.
+    static let strikesHeader = "# inkkiosk poppler strikes 2: COUNT FILE, FILE percent-encoded"
+
+    /// The strikes file: the header, then a line "COUNT FILE" per file, FILE percent-encoded
+    /// (every byte outside printable ASCII, and `%`), so that any file name, a line break in it
+    /// too, stays on its line and comes back as it was.
+    static func strikesText(_ strikes: [(file: String, count: Int)]) -> String {
+        ([strikesHeader] + strikes.map { "\($0.count) \(percentEncoded($0.file))" }).map { $0 + "\n" }.joined()
+    }
+
+    /// The strikes in a strikes file, of this format or the one before (names written as they are).
+    static func parseStrikes(_ text: String) -> [(file: String, count: Int)] {
+        let lines = text.split(separator: "\n")
+        let escaped = lines.first == Substring(strikesHeader)
+        var known: [(file: String, count: Int)] = []
+        for line in lines.dropFirst(escaped ? 1 : 0) {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, let n = Int(parts[0]), n > 0 else { continue }
+            guard let file = escaped ? percentDecoded(parts[1]) : String(parts[1]) else { continue }
+            known.append((file, n))
+        }
+        return known
+    }
+
+    /// `text`'s UTF-8 bytes, those outside printable ASCII (0x20…0x7E) and `%` written as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if (0x20...0x7E).contains(byte) && byte != UInt8(ascii: "%") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(cFormat: "%02X", Int32(byte))
+            }
+        }
+        return out
+    }
+
+    /// What `percentEncoded` wrote; nil: not its output (a bad escape, or bytes that are not UTF-8).
+    static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var input = text.utf8[...]
+        while let byte = input.popFirst() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard input.count >= 2, let high = hexValue(input.removeFirst()), let low = hexValue(input.removeFirst()) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        default: return nil
+        }
     }
 
     /// A file as the watch knows it: where it is, which file it is there (its inode) and its
     /// size. Not its time: opening a copy from the stick touches it (`WorksheetCopies`).
     static func identity(_ path: String) -> String {
         var info = stat()
-        guard stat(path, &info) == 0 else { return path }
+        guard lstat(path, &info) == 0 else { return path }
         return "\(path) \(info.st_ino) \(info.st_size)"
     }
 }

@@ -9,11 +9,18 @@ public struct WorksheetError: Error, CustomStringConvertible, Equatable {
         case unreadable, tooLarge, notPDF, damaged, passwordProtected, empty, tooManyPages, noSuchPage, noPoppler
         /// poppler crashed the kiosk with this file before (`PopplerWatch`).
         case crashedBefore
+        /// A link (on a stick it could point at any PDF the kiosk can read), never followed.
+        case link
+        /// A FIFO, a device, a socket, a folder: not a regular file.
+        case notAFile
+        /// A name with control characters (a line break, a tab, DEL, C1).
+        case badName
     }
     public let kind: Kind
     public let path: String
     public let detail: String
-    public var description: String { "\(path): \(detail)" }
+    /// The path with its control characters escaped: a hostile name cannot forge a log line.
+    public var description: String { "\(WorksheetFile.printable(path)): \(detail)" }
 }
 
 /// A PDF a teacher handed out, opened to be written on: its pages go under the ink.
@@ -45,26 +52,37 @@ public final class Worksheet: @unchecked Sendable {
         func fail(_ kind: WorksheetError.Kind, _ detail: String) -> WorksheetError {
             WorksheetError(kind: kind, path: path, detail: detail)
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw fail(.unreadable, "cannot read it: \(String(cString: strerror(errno)))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw fail(.unreadable, "not a file") }
+        // Looked at with lstat, opened without following a link, checked to be what was looked at.
+        let (fd, info) = try WorksheetFile.open(path)
+        var fdOwned = true   // until poppler takes it
+        defer { if fdOwned { close(fd) } }
         guard info.st_size > 0 else { throw fail(.empty, "the file is empty") }
         guard info.st_size <= limits.maxBytes else {
             throw fail(.tooLarge, "\(info.st_size / 1_048_576) MiB; worksheets may have at most \(limits.maxBytes / 1_048_576) MiB")
         }
-        guard Self.startsLikeAPDF(path) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
+        guard Self.startsLikeAPDF(fd) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
         let poppler: Poppler
         switch Poppler.shared {
         case .success(let p): poppler = p
         case .failure(let why): throw fail(.noPoppler, why.text)
         }
         var error: UnsafeMutableRawPointer?
-        guard let uri = poppler.filenameToURI(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, nil, &error) else {
-            let message = poppler.take(error)?.message ?? "?"
-            throw fail(.unreadable, "cannot name it as a URI: \(message)")
+        // poppler reads the descriptor checked here, never the path again (a link could be put there meanwhile).
+        let read: () -> OpaquePointer?
+        var uri: UnsafeMutablePointer<CChar>?
+        defer { if let uri { poppler.free(uri) } }
+        if let newFromFd = poppler.newFromFd {
+            read = { fdOwned = false; return newFromFd(fd, nil, &error) }   // poppler owns (and closes) it from here
+        } else {
+            // poppler before 21.12: the descriptor by its name in /proc, which is the file opened, not a path looked up again.
+            uri = poppler.filenameToURI("/proc/self/fd/\(fd)", nil, &error)
+            guard let uri else {
+                let message = poppler.take(error)?.message ?? "?"
+                throw fail(.unreadable, "cannot name it as a URI: \(message)")
+            }
+            read = { poppler.newFromFile(uri, nil, &error) }
         }
-        defer { poppler.free(uri) }
-        let opened = try watch.map { try $0.around(path, page: 0) { poppler.newFromFile(uri, nil, &error) } } ?? poppler.newFromFile(uri, nil, &error)
+        let opened = try watch.map { try $0.around(path, page: 0, read) } ?? read()
         guard let document = opened else {
             let e = poppler.take(error)
             // POPPLER_ERROR: 0 invalid, 1 encrypted, 2 cannot open, 3 bad catalog, 4 damaged.
@@ -85,7 +103,8 @@ public final class Worksheet: @unchecked Sendable {
         self.watch = watch
         pageCount = pages
         if let t = poppler.getTitle(document) {
-            title = String(cString: t)
+            // A title is shown, logged and makes a save's name: its control characters become spaces.
+            title = String(String.UnicodeScalarView(String(cString: t).unicodeScalars.map { WorksheetFile.isControl($0) ? " " : $0 }))
             poppler.free(t)
         } else {
             title = nil
@@ -103,12 +122,9 @@ public final class Worksheet: @unchecked Sendable {
         return WorksheetPage(number: number, page: page, worksheet: self, poppler: poppler)
     }
 
-    private static func startsLikeAPDF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+    private static func startsLikeAPDF(_ fd: Int32) -> Bool {
         var head = [UInt8](repeating: 0, count: 1024)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 1024) }
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 1024, 0) }
         guard n >= 5 else { return false }
         let marker: [UInt8] = Array("%PDF-".utf8)
         return (0...(n - 5)).contains { i in head[i..<(i + 5)].elementsEqual(marker) }

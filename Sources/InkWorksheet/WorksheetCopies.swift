@@ -16,11 +16,12 @@ public struct WorksheetCopies: Sendable {
     /// else a new one written beside the others (synced, then renamed into place). Throws when it
     /// cannot be written (full, read-only) or when the file read differs from `sha256`.
     public func keep(_ source: String, sha256: String) throws -> String {
+        _ = try WorksheetFile.check(source)   // a link, a FIFO, a name with control characters: not copied (the copy reads it checked again)
         try DurableFile.prepareDirectory(folder)
         let name = Worksheet.fileName(source)
         let plain = "\(folder)/\(name).pdf"
         for candidate in [plain, "\(folder)/\(name)-\(sha256.prefix(8)).pdf"] {
-            if access(candidate, F_OK) != 0 {
+            if WorksheetShelf.size(of: candidate) < 0 {   // nothing there, not even a link
                 try copy(source, to: candidate, sha256: sha256)
                 prune(keeping: candidate)
                 return candidate
@@ -45,7 +46,7 @@ public struct WorksheetCopies: Sendable {
         for name in names where name.lowercased().hasSuffix(".pdf") && !name.hasPrefix(".") {
             var info = stat()
             let path = "\(folder)/\(name)"
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             found.append((path, Int(info.st_size), info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec))
         }
         return found.sorted { ($0.time, $0.path) < ($1.time, $1.path) }.map { ($0.path, $0.bytes) }
@@ -64,7 +65,7 @@ public struct WorksheetCopies: Sendable {
 
     private func copy(_ source: String, to path: String, sha256: String) throws {
         let tmp = "\(folder)/.\(sha256.prefix(16)).tmp"
-        let output = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let output = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard output >= 0 else { throw StorageError.errno("cannot create \(tmp)") }
         var closed = false
         defer { if !closed { close(output) }; unlink(tmp) }

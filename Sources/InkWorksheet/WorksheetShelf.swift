@@ -44,7 +44,7 @@ public struct WorksheetShelf: Sendable {
 
         /// A row before its PDF is read: its file name only.
         public static func unchecked(_ path: String) -> Entry {
-            Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil, problem: nil, checked: false)
+            Entry(path: path, name: Worksheet.shownName(path), pages: 0, thumbnail: nil, problem: nil, checked: false)
         }
     }
 
@@ -62,9 +62,9 @@ public struct WorksheetShelf: Sendable {
             let thumbnail = try? Exporter.thumbnail(try sheet.page(1), height: thumbnailHeight)
             return Entry(path: path, name: sheet.name, pages: sheet.pageCount, thumbnail: thumbnail, problem: nil)
         } catch let e as WorksheetError {
-            return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil, problem: e)
+            return Entry(path: path, name: Worksheet.shownName(path), pages: 0, thumbnail: nil, problem: e)
         } catch {
-            return Entry(path: path, name: Worksheet.fileName(path), pages: 0, thumbnail: nil,
+            return Entry(path: path, name: Worksheet.shownName(path), pages: 0, thumbnail: nil,
                          problem: WorksheetError(kind: .unreadable, path: path, detail: "\(error)"))
         }
     }
@@ -97,9 +97,10 @@ public struct WorksheetShelf: Sendable {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
+    /// The size of the file itself (a link is not followed); -1: none.
     static func size(of path: String) -> Int {
         var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : -1
+        return lstat(path, &info) == 0 ? Int(info.st_size) : -1
     }
 
     /// Opens `path` as a worksheet, with what the journal remembers of it. A file on the stick
@@ -141,11 +142,8 @@ extension Worksheet {
     /// them out): its SHA-256 in lowercase hex and its size. Files over `maxBytes` are refused.
     static func digest(of path: String, maxBytes: Int, each: (ArraySlice<UInt8>) throws -> Void = { _ in })
         throws -> (sha256: String, bytes: Int) {
-        func unreadable() -> WorksheetError {
-            WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(errno)))")
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw unreadable() }
+        // The same checked opening as poppler's: a link, a FIFO or a name with control characters is refused.
+        let fd = try WorksheetFile.open(path).fd
         defer { close(fd) }
         var hash = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -153,7 +151,7 @@ extension Worksheet {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw unreadable() }
+            guard n >= 0 else { throw WorksheetFile.cannotRead(path) }
             if n == 0 { break }
             total += n
             guard total <= maxBytes else {
@@ -170,6 +168,9 @@ extension Worksheet {
         let read = try Self.digest(of: path, maxBytes: limits.maxBytes)
         return WorksheetRef(sha256: read.sha256, file: path, title: name, pages: pageCount, bytes: read.bytes)
     }
+
+    /// The file's name as a list shows it: without `.pdf`, its control characters escaped.
+    static func shownName(_ path: String) -> String { WorksheetFile.printable(fileName(path)) }
 
     static func fileName(_ path: String) -> String {
         let file = path.split(separator: "/").last.map(String.init) ?? path

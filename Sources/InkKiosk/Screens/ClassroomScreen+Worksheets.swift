@@ -304,14 +304,49 @@ struct SavedWorksheet: Sendable {
     }
 }
 
-/// A file name from a worksheet's title: letters, digits, '-' and '_' kept, the rest '-'.
+/// A save's file names (`TITLE-DATE.pdf`, `TITLE-DATE-pageN.png`) from a worksheet's title.
+/// The title comes from a teacher's PDF: only letters (with their accents and other marks),
+/// digits, '-' and '_' are kept, anything else ('/', '.', control characters, spaces) is '-';
+/// and it is cut so that the longest of the names has at most `maxBytes` bytes (file systems
+/// allow 255; sixty letters of four bytes each were already more), between two characters as
+/// the screen shows them (never inside a UTF-8 sequence or between a letter and its accent).
+/// The date and the extension are always kept whole.
 enum SaveName {
-    static func stem(_ title: String) -> String {
-        let kept = title.unicodeScalars.map { s -> Character in
-            (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_") ? Character(s) : "-"
+    /// The most bytes a saved file's name has, its date and extension included.
+    static let maxBytes = 100
+
+    /// `TITLE-DATE` (without the directory, `.pdf` or `-pageN.png`): the title cut so that the
+    /// longest name of a save of `pages` pages fits `maxBytes`; nil title: a notebook.
+    static func base(title: String?, date: String, pages: Int) -> String {
+        let suffix = max(".pdf".utf8.count, "-page\(max(pages, 1)).png".utf8.count)
+        let budget = maxBytes - 1 - date.utf8.count - suffix
+        return "\(title.map { stem($0, maxBytes: budget) } ?? "notebook")-\(date)"
+    }
+
+    /// The title as a file name's first part, at most `maxBytes` bytes ("worksheet" when nothing of it is left).
+    static func stem(_ title: String, maxBytes: Int = 60) -> String {
+        var kept = String.UnicodeScalarView()
+        var afterKept = false   // a mark is kept only on a letter or digit kept before it
+        for s in title.unicodeScalars {
+            let letter = s.properties.isAlphabetic || ("0"..."9").contains(s)
+            let mark = [.nonspacingMark, .spacingMark, .enclosingMark].contains(s.properties.generalCategory)
+            if letter || (mark && afterKept) {
+                kept.append(s)
+                afterKept = true
+            } else {
+                kept.append(s == "_" ? "_" : "-")
+                afterKept = false
+            }
         }
-        let stem = String(kept.prefix(60)).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
-        return stem.isEmpty ? "worksheet" : stem
+        let words = String(kept).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
+        var out = "", bytes = 0
+        for c in words {   // whole characters (grapheme clusters), so no letter loses its accent or half its bytes
+            bytes += c.utf8.count
+            if bytes > maxBytes { break }
+            out.append(c)
+        }
+        while out.hasSuffix("-") { out.removeLast() }
+        return out.isEmpty ? "worksheet" : out
     }
 }
 

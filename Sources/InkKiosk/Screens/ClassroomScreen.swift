@@ -129,8 +129,9 @@ public final class ClassroomScreen: KioskScreen {
     func save(_ context: ScreenContext, then: ((String?) -> Void)? = nil) {
         let pipeline = context.pipeline
         let sheet = pipeline.notebook.worksheet
-        let stem = sheet.map { SaveName.stem($0.title) } ?? "notebook"
-        let base = "\(settings.saveDirectory)/\(stem)-\(localTimestamp(Date(), dateTimeSeparator: "-"))"
+        let name = SaveName.base(title: sheet?.title, date: localTimestamp(Date(), dateTimeSeparator: "-"),
+                                 pages: pipeline.notebook.pages.count)
+        let base = "\(settings.saveDirectory)/\(name)"
         let size = pipeline.display.size, directory = settings.saveDirectory
         // The pages as they are now; rendering and writing them happens elsewhere while the class draws on.
         let pages = pipeline.notebook.pages.map(\.strokes), revisions = pipeline.notebook.pages.map(\.revision)
