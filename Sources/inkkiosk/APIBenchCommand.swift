@@ -49,6 +49,7 @@ struct APIBenchCommand: ParsableCommand {
             let desk = try SignatureDesk(defaultTimeout: nil)
             var limits = APILimits()
             limits.maxConnections = max(limits.maxConnections, clients + 16)
+            limits.maxConnectionsPerClient = limits.maxConnections
             let local = SignatureAPIServer(desk: desk, address: .tcp(host: "127.0.0.1", port: 0), limits: limits)
             try local.startBlocking()
             server = local
@@ -114,7 +115,7 @@ private final class Load: Sendable {
         defer { end() }
         var times: [Double] = []
         var errors = 0
-        let request = "GET \(path) HTTP/1.1\r\nHost: kiosk\r\n\r\n"
+        let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n"
         var connection: BlockingClient?
         while !over {
             do {
@@ -137,7 +138,7 @@ private final class Load: Sendable {
         var errors = 0
         while !over {
             let asked = Date()
-            if let client = try? BlockingClient(address, timeout: 10), client.send("GET /health HTTP/1.1\r\nHost: kiosk\r\nConnection: close\r\n\r\n"),
+            if let client = try? BlockingClient(address, timeout: 10), client.send("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
                client.response()?.status == 200 {
                 times.append(Date().timeIntervalSince(asked) * 1000)
             } else {

@@ -531,7 +531,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let address = try APIAddress.parse(text)
             #expect(!address.isLocal, "\(text)")
             #expect(address.refusal(allowRemote: false, hasToken: true)?.contains("reachable from other machines") == true, "\(text)")
-            #expect(address.refusal(allowRemote: true, hasToken: false)?.contains("allow_remote needs token_file") == true, "\(text)")
+            #expect(address.refusal(allowRemote: true, hasToken: false)?.contains("allow_remote needs a bearer token") == true, "\(text)")
             #expect(address.refusal(allowRemote: true, hasToken: true) == nil, "\(text)")
         }
     }
@@ -549,9 +549,9 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             } catch { return ["\(error)"] }
         }
         #expect(problems("[api]\nenabled = true\nlisten = \"0.0.0.0:7300\"\n")
-                == ["k.toml:3: api.listen: 0.0.0.0:7300 is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, or set allow_remote = true with a token_file"])
-        #expect(problems("[api]\nlisten = \"[::]:7300\"\nallow_remote = true\n")
-                == ["k.toml:2: api.listen: [::]:7300 is reachable from other machines: allow_remote needs token_file (a bearer token remote hosts must send)"])
+                == ["k.toml:3: api.listen: 0.0.0.0:7300 is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, or set allow_remote = true (hosts then need the bearer token)"])
+        #expect(problems("[api]\nlisten = \"[::]:7300\"\nallow_remote = true\ntoken = \"none\"\n")
+                == ["k.toml:2: api.listen: [::]:7300 is reachable from other machines: allow_remote needs a bearer token (remove token = \"none\")"])
         #expect(problems("[api]\n\nlisten = \"kiosk.local:7300\"\n").first?.hasPrefix("k.toml:3: api.listen: listen address 'kiosk.local:7300'") == true)
         #expect(problems("[api]\nlisten = \"unix:api.sock\"\n").first?.contains("k.toml:2: api.listen: listen address 'unix:api.sock': the socket path must be absolute") == true)
         #expect(problems("[api]\ntoken_file = \"token\"\n") == ["k.toml:2: api.token_file: must be an absolute path (got \"token\")"])
@@ -570,10 +570,11 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
             return path
         }
-        let good = try BearerToken.load(path: write("good", "s3cret-Token_1\n", mode: 0o640))
-        #expect(good.admits("Bearer s3cret-Token_1") && good.admits("bearer s3cret-Token_1"))
-        for wrong in [nil, "", "Bearer", "Bearer ", "Bearer s3cret-Token_", "Bearer s3cret-Token_12", "Bearer S3cret-Token_1",
-                      "Basic s3cret-Token_1", "s3cret-Token_1"] {
+        let secret = "s3cret-Token_1-kQ9vX2mZ7pL4w"
+        let good = try BearerToken.load(path: write("good", secret + "\n", mode: 0o640))
+        #expect(good.admits("Bearer \(secret)") && good.admits("bearer \(secret)"))
+        for wrong in [nil, "", "Bearer", "Bearer ", "Bearer \(secret.dropLast())", "Bearer \(secret)2", "Bearer S\(secret.dropFirst())",
+                      "Basic \(secret)", secret] {
             #expect(!good.admits(wrong), "\(wrong ?? "no header")")
         }
         let worldReadable = write("open", "s3cret\n", mode: 0o644)
@@ -589,21 +590,22 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-api-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let token = try BearerToken("k1osk-t0ken")
+        let token = try BearerToken("k1osk-t0ken-7Hq2Lm9xVb4Rt")
         for address in [APIAddress.tcp(host: "127.0.0.1", port: 0), .unix(path: "\(dir)/api.sock")] {
             let desk = try SignatureDesk(defaultTimeout: nil)
             let server = SignatureAPIServer(desk: desk, address: address, token: token)
             try await server.start()
             let api = Endpoint(try #require(await server.listeningAddress()))
-            for headers in [[], ["Authorization: Bearer k1osk-t0ke"], ["Authorization: Bearer k1osk-t0kenX"], ["Authorization: Basic k1osk-t0ken"]] {
+            for headers in [[], ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4R"], ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4RtX"],
+                            ["Authorization: Basic k1osk-t0ken-7Hq2Lm9xVb4Rt"]] {
                 let refused = try await curl("POST", "/signatures", "{}", at: api, headers: headers)
                 #expect(refused.code == 401, "\(address) \(headers): \(refused.body)")
                 #expect(try refused.error().error.contains("missing or wrong bearer token"), "\(refused.body)")
             }
             #expect(desk.takeMessages().isEmpty, "nothing refused reached the kiosk")
-            let health = try await curl("GET", "/health", at: api, headers: ["Authorization: Bearer k1osk-t0ken"])
+            let health = try await curl("GET", "/health", at: api, headers: ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4Rt"])
             #expect(health.code == 200, "\(address): \(health.body)")
-            let started = try await curl("POST", "/signatures", "{}", at: api, headers: ["Authorization: Bearer k1osk-t0ken"])
+            let started = try await curl("POST", "/signatures", "{}", at: api, headers: ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4Rt"])
             #expect(started.code == 201, "\(address): \(started.body)")
             await server.stop()
         }
