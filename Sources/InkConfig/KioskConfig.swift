@@ -222,7 +222,7 @@ extension KioskConfig {
                 return nil
             }.compactMap(APIAccess.hostName)
             s.apiAccess.allowedOrigins = Self.list("allowed_origins", in: t, &r) { text in
-                let lower = text.lowercased()
+                let lower = APIAccess.normalizedOrigin(text)
                 guard let scheme = ["http://", "https://"].first(where: lower.hasPrefix),
                       !lower.dropFirst(scheme.count).isEmpty, !lower.dropFirst(scheme.count).contains("/"), !lower.contains("*") else {
                     return "\"\(text)\" is not an origin such as \"https://pos.example\" or \"http://localhost:8080\" (scheme, host, port; no path)"

@@ -834,3 +834,62 @@ extension SignatureAPI {
         }
     }
 }
+
+/// `[api]`'s keys for who may ask, read and checked with file and line.
+@Suite struct APIAccessConfig {
+    private func problems(_ text: String) -> [String] {
+        do { _ = try KioskConfig.parse(text, file: "k.toml"); return [] } catch let e as ConfigError {
+            return e.problems.map(\.description)
+        } catch { return ["\(error)"] }
+    }
+
+    @Test func theKeysAreRead() throws {
+        let c = try KioskConfig.parse("""
+            [signature]
+            outbox = "/srv/kiosk/outbox"
+            [api]
+            allowed_hosts = ["Kiosk-7.shop.lan", "192.168.1.20:7300"]
+            allowed_origins = ["https://POS.example:8443/"]
+            socket_users = ["root", 1000]
+            socket_groups = [0]
+            token_group = 0
+            max_connections_per_client = 8
+            auth_failures = 3
+            auth_failure_window = 30
+            auth_clients_tracked = 512
+            """, file: "k.toml")
+        #expect(c.screen.apiAccess.allowedHosts == ["kiosk-7.shop.lan", "192.168.1.20"])
+        #expect(c.screen.apiAccess.allowedOrigins == ["https://pos.example:8443"])
+        #expect(c.screen.apiAccess.socketUsers == [0, 1000] && c.screen.apiAccess.socketGroups == [0] && c.screen.apiTokenGroup == 0)
+        #expect(c.screen.apiLimits.maxConnectionsPerClient == 8 && c.screen.apiLimits.authFailures == 3)
+        #expect(c.screen.apiLimits.authFailureWindow == 30 && c.screen.apiLimits.authClientsTracked == 512)
+        #expect(c.screen.apiTokenPath == "/srv/kiosk/api.token", "next to the outbox, in the state directory")
+        #expect(c.screen.apiNeedsToken(.tcp(host: "127.0.0.1", port: 1)) && !c.screen.apiNeedsToken(.unix(path: "/run/a.sock")))
+        let none = try KioskConfig.parse("[api]\nenabled = true\ntoken = \"none\"\n", file: "k.toml")
+        #expect(none.screen.apiTokenNone && !none.screen.apiNeedsToken(.tcp(host: "127.0.0.1", port: 1)))
+        #expect(KioskConfig().screen.apiTokenPath == "/var/lib/inkkiosk/api.token")
+    }
+
+    @Test func mistakesAreRefusedWithTheirLines() {
+        #expect(problems("[api]\ntoken = \"letmein\"\n") == [#"k.toml:2: api.token: may only be "none" (no token: every program on this machine may use the API); a token goes in token_file, never in this file"#])
+        #expect(problems("[api]\ntoken_file = \"/x/t\"\ntoken = \"none\"\n") == [#"k.toml:3: api.token: token = "none" and token_file contradict each other: keep one"#])
+        #expect(problems("[api]\nallowed_hosts = [\"*.example\"]\n") == [#"k.toml:2: api.allowed_hosts: "*.example" is not a host name or IP address (no wildcards)"#])
+        #expect(problems("[api]\n\nallowed_origins = [\"pos.example\"]\n").first?.hasPrefix(#"k.toml:3: api.allowed_origins: "pos.example" is not an origin"#) == true)
+        #expect(problems("[api]\nsocket_users = [\"no-such-user-here\"]\n") == [#"k.toml:2: api.socket_users: "no-such-user-here" is not a user of this system (a name or a number)"#])
+        #expect(problems("[api]\nsocket_groups = [\"no-such-group-here\"]\n") == [#"k.toml:2: api.socket_groups: "no-such-group-here" is not a group of this system (a name or a number)"#])
+        #expect(problems("[api]\nmax_connections = 10\nmax_connections_per_client = 20\n")
+                == ["k.toml:3: api.max_connections_per_client: max_connections_per_client (20) must not be more than max_connections (10)"])
+    }
+
+    @Test func aWeakTokenFileStopsTheStartWithFileAndLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-weak-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: "\(dir)/api.token", contents: Data("x\n".utf8), attributes: [.posixPermissions: 0o600])
+        let found = problems("[api]\nenabled = true\n\ntoken_file = \"\(dir)/api.token\"\n")
+        #expect(found.count == 1 && found[0].hasPrefix("k.toml:4: api.token_file: [api] token_file \(dir)/api.token: the bearer token is too weak: 1 characters carry at most 6 bits"), "\(found)")
+        // The default place (next to the outbox) is read too when the API is on.
+        let outbox = problems("[signature]\noutbox = \"\(dir)/outbox\"\n[api]\nenabled = true\n")
+        #expect(outbox.count == 1 && outbox[0].hasPrefix("k.toml:3: api: [api] token_file \(dir)/api.token: the bearer token is too weak"), "\(outbox)")
+    }
+}
