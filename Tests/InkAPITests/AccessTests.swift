@@ -187,7 +187,8 @@ private func withServer(_ transport: Transport, token: BearerToken? = nil, acces
     }
     let lines = Mutex<[String]>([])
     let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: address, limits: limits, token: token,
-                                    access: access, log: { line in lines.withLock { $0.append(line) } })
+                                    access: access, onGiveUp: { why in lines.withLock { $0.append("GAVE UP: \(why)") } },
+                                    log: { line in lines.withLock { $0.append(line) } })
     try await server.start()
     let listening = try #require(await server.listeningAddress())
     do { try await body(listening, server, { lines.withLock { $0 } }) } catch { await server.stop(); throw error }
@@ -319,6 +320,23 @@ private func post(host: String = "localhost", type: String? = "application/json"
             #expect(outcome.1.status == 200)
             #expect(server.refusedPerClient == 1 && server.connections.refused == 0)
         }
+    }
+
+    /// A refusal is logged, and nothing else: with `onGiveUp` as a trailing closure (as the kiosk
+    /// writes it) a logged refusal once stopped the kiosk.
+    @Test func aRefusalDoesNotStopTheServer() async throws {
+        let gaveUp = Mutex(false)
+        let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: 0),
+                                        token: try BearerToken(token)) { _ in gaveUp.withLock { $0 = true } }
+        try await server.start()
+        let address = try #require(await server.listeningAddress())
+        let replies = try await blocking {
+            [try ask(address, post(host: "evil.example")), try ask(address, post(auth: "Bearer nope")),
+             try ask(address, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n")]
+        }
+        #expect(replies.map(\.status) == [421, 401, 200])
+        #expect(!gaveUp.withLock { $0 } && server.failure == nil)
+        await server.stop()
     }
 
     @Test func aUnixSocketPeerNotAllowedIsClosedAndLogged() async throws {

@@ -43,12 +43,13 @@ public final class SignatureAPIServer: Sendable {
 
     /// `token`: every request must show it; required for an address other machines can reach
     /// (the kiosk also requires one on TCP unless `[api] token = "none"`: `Kiosk`). `access`: the
-    /// hosts, origins and unix-socket peers allowed. `log` gets what was refused and from where.
-    /// `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
+    /// hosts, origins and unix-socket peers allowed. `log` gets what was refused and from where
+    /// (last: a trailing closure is `onGiveUp`). `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
     /// tests lengthen it to act between a failure and the next listen.
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
-                access: APIAccess = APIAccess(), log: @escaping @Sendable (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") },
-                firstRetryPause: Duration = .milliseconds(10), onGiveUp: @escaping @Sendable (String) -> Void = { _ in }) {
+                access: APIAccess = APIAccess(), firstRetryPause: Duration = .milliseconds(10),
+                onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
+                log: @escaping @Sendable (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }) {
         self.desk = desk
         self.address = address
         self.limits = limits
