@@ -21,8 +21,12 @@ its own, each writing its figures to WORK/apiprobe-NAME.json:
   malformed  Content-Length: -5, invalid UTF-8 in the path, garbage, a 10 MB Content-Length
              with only the head sent, a client that stalls in its request line; then a 1 MB
              header line, a 1 MB path, 1 MB of headers; the kiosk's RSS and fds around them
-  flood      1100 idle connections, past the fd limit: what each one got, whether /health
-             answers with the flood held open and after it closed, POST /signatures after it
+  flood      1100 idle connections from one client, past the fd limit: what each one got,
+             whether /health (another client) answers with the flood held open and after it
+             closed, POST /signatures after it
+  access     DNS rebinding (Host: evil.example), a web page's text/plain POST with its Origin,
+             text/plain and form bodies with the token; then a wrong-token storm from 127.0.0.2
+             while the real client (127.0.0.1, the right token) asks /health every 100 ms
 
 Every socket operation has a time-out and every phase is bounded: about 4 minutes in all in
 the VM, at most BUDGET. The same file also runs the load's helper processes:
@@ -60,6 +64,8 @@ MAX_HEADER_BYTES = 16384
 MAX_BODY_BYTES = 16384
 
 FLOOD = 1100              # idle connections: past NOFILE
+FLOOD_SOURCES = 1         # loopback addresses they come from (127.0.2.x; /health asks from 127.0.0.1)
+MAX_PER_CLIENT = 64       # [api] max_connections_per_client
 CLIENTS = 200             # concurrent keep-alive clients of the load
 LOAD_SECONDS = 10         # the load lasts at least this long, and while the pen draws
 PROBE_EVERY = 0.075       # the prober's pace (s)
@@ -621,9 +627,10 @@ def hold_flood(port, n, found, alive=lambda: True):
     try:
         for i in range(n):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            # From 30 loopback addresses: ~37 each, under max_connections_per_client (64), so
-            # that max_connections in all is what refuses them; /health comes from 127.0.0.1.
-            s.bind((f"127.0.2.{1 + i % 30}", 0))
+            # From one client (127.0.2.1): max_connections_per_client holds it to 64, and /health
+            # from 127.0.0.1 is served meanwhile. (From 30 addresses, max_connections in all
+            # refuses them, but in this VM ~55 of 1100 then stay in the kernel's accept queue.)
+            s.bind((f"127.0.2.{1 + i % FLOOD_SOURCES}", 0))
             s.setblocking(False)
             err = s.connect_ex((HOST, port))
             socks.append(s)
