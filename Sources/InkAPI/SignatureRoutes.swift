@@ -6,8 +6,6 @@ import Synchronization
 /// The HTTP side of the desk: JSON in and out, one status code per outcome.
 struct SignatureRoutes: Sendable {
     let desk: SignatureDesk
-    /// When set, every request must show it (`Authorization: Bearer …`), else 401.
-    var token: BearerToken? = nil
     /// Long polls held at once, across connections.
     var waits: WaitCount
     /// Seconds a `?wait=` may hold its connection; longer ones are cut to this.
@@ -19,9 +17,9 @@ struct SignatureRoutes: Sendable {
     private let health = LastAnswer<Health>()
     private let latest = LastAnswer<CaptureStatus>()
 
-    init(desk: SignatureDesk, token: BearerToken? = nil, waits: WaitCount, longestWait: Double) {
+    /// Who may ask was judged before (`RequestAccess`: host, origin, token, content type).
+    init(desk: SignatureDesk, waits: WaitCount, longestWait: Double) {
         self.desk = desk
-        self.token = token
         self.waits = waits
         self.longestWait = longestWait
     }
@@ -36,7 +34,6 @@ struct SignatureRoutes: Sendable {
 
     func answer(_ request: APIRequest) -> Answer {
         do {
-            try authorize(request)
             return try route(request)
         } catch {
             return .now(Self.response(for: error))
@@ -89,13 +86,6 @@ struct SignatureRoutes: Sendable {
             throw APIProblem(.notFound, "no such endpoint: \(request.method.rawValue) \(request.path) "
                              + "(there are /health, /signatures, /signatures/latest, /signatures/{id} and /signatures/{id}/{png,svg,inkml,json})")
         }
-    }
-
-    private func authorize(_ request: APIRequest) throws(APIProblem) {
-        guard let token, !token.admits(request.headers.first(name: "Authorization")) else { return }
-        var problem = APIProblem(.unauthorized, "missing or wrong bearer token: send Authorization: Bearer <the token in [api] token_file>")
-        problem.challenge = true
-        throw problem
     }
 
     private func only(_ methods: [HTTPMethod], _ request: APIRequest) throws(APIProblem) {

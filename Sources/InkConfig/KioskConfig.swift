@@ -195,16 +195,54 @@ extension KioskConfig {
             if let v = r.number("saves_days", in: t, at: "limits", 0...3650) { s.savesRetention.maxAgeDays = v }
         }
         if let t = r.table("api", in: root, at: "") {
-            r.only(["enabled", "listen", "default_timeout", "allow_remote", "token_file"] + Self.apiLimitKeys, in: t, at: "api")
+            r.only(["enabled", "listen", "default_timeout", "allow_remote", "token", "token_file", "token_group",
+                    "allowed_hosts", "allowed_origins", "socket_users", "socket_groups"] + Self.apiLimitKeys, in: t, at: "api")
             let enabled = r.bool("enabled", in: t, at: "api") ?? false
             let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
             s.apiAllowRemote = r.bool("allow_remote", in: t, at: "api") ?? false
             s.apiTokenFile = r.path("token_file", in: t, at: "api")
+            if let v = r.string("token", in: t, at: "api") {
+                if v == "none" {
+                    s.apiTokenNone = true
+                    if s.apiTokenFile != nil { r.problem("api.token", "token = \"none\" and token_file contradict each other: keep one") }
+                } else {
+                    r.problem("api.token", "may only be \"none\" (no token: every program on this machine may use the API); "
+                              + "a token goes in token_file, never in this file")
+                }
+            }
+            if let v = t["token_group"] {
+                if let gid = Self.groupID(v) { s.apiTokenGroup = gid } else {
+                    r.problem("api.token_group", "\(v.tomlValue) is not a group of this system (a name or a number)")
+                }
+            }
+            s.apiAccess.allowedHosts = Self.list("allowed_hosts", in: t, &r) { text in
+                guard let name = APIAccess.hostName(text), !name.contains("*") else {
+                    return "\"\(text)\" is not a host name or IP address (no wildcards)"
+                }
+                return nil
+            }.compactMap(APIAccess.hostName)
+            s.apiAccess.allowedOrigins = Self.list("allowed_origins", in: t, &r) { text in
+                let lower = APIAccess.normalizedOrigin(text)
+                guard let scheme = ["http://", "https://"].first(where: lower.hasPrefix),
+                      !lower.dropFirst(scheme.count).isEmpty, !lower.dropFirst(scheme.count).contains("/"), !lower.contains("*") else {
+                    return "\"\(text)\" is not an origin such as \"https://pos.example\" or \"http://localhost:8080\" (scheme, host, port; no path)"
+                }
+                return nil
+            }.map(APIAccess.normalizedOrigin)
+            if let users = Self.ids("socket_users", in: t, &r, lookup: Self.userID) { s.apiAccess.socketUsers = users }
+            s.apiAccess.socketGroups = Self.ids("socket_groups", in: t, &r, lookup: Self.groupID) ?? []
             // Checked even when the API is off: check-config then catches it before someone turns it on.
             do {
                 let address = try APIAddress.parse(listen)
-                if let refusal = address.refusal(allowRemote: s.apiAllowRemote, hasToken: s.apiTokenFile != nil) {
+                if let refusal = address.refusal(allowRemote: s.apiAllowRemote, hasToken: !s.apiTokenNone) {
                     r.problem(t["listen"] == nil ? "api" : "api.listen", refusal)
+                }
+                // A token that is there is read now: too weak or world-readable stops the kiosk at
+                // start with this file and line (a missing one is made at the first start).
+                if s.apiNeedsToken(address) && (enabled || s.apiTokenFile != nil) && access(s.apiTokenPath, F_OK) == 0 {
+                    do { _ = try BearerToken.load(path: s.apiTokenPath) } catch {
+                        r.problem(t["token_file"] == nil ? "api" : "api.token_file", "\(error)")
+                    }
                 }
             } catch {
                 r.problem("api.listen", error.description)
@@ -266,7 +304,54 @@ public struct InkSettingsPatch: Sendable {
 
 extension KioskConfig {
     static let apiLimitKeys = ["max_connections", "request_timeout", "idle_timeout", "max_request_line", "max_header_bytes",
-                               "max_body_bytes", "max_waits", "longest_wait"]
+                               "max_body_bytes", "max_waits", "longest_wait", "max_connections_per_client", "auth_failures",
+                               "auth_failure_window", "auth_clients_tracked"]
+
+    /// A list of strings, each checked by `bad` (a message, or nil when it is fine); at most 64.
+    static func list(_ key: String, in t: TOMLTable, _ r: inout ConfigReader, _ bad: (String) -> String?) -> [String] {
+        guard let v = t[key] else { return [] }
+        guard let items = v.array, items.count <= 64 else { r.problem("api.\(key)", "must be a list of at most 64 strings"); return [] }
+        var out: [String] = []
+        for item in items {
+            guard let text = item.string else { r.problem("api.\(key)", "must be a list of strings, not \(item.tomlValue)"); continue }
+            if let why = bad(text) { r.problem("api.\(key)", why); continue }
+            out.append(text)
+        }
+        return out
+    }
+
+    /// A list of users or groups, by name or number, as ids; nil when the key is not there.
+    static func ids(_ key: String, in t: TOMLTable, _ r: inout ConfigReader, lookup: (TOMLValueConvertible) -> UInt32?) -> [UInt32]? {
+        guard let v = t[key] else { return nil }
+        guard let items = v.array, items.count <= 64 else { r.problem("api.\(key)", "must be a list of at most 64 names or numbers"); return nil }
+        var out: [UInt32] = []
+        for item in items {
+            guard let id = lookup(item) else {
+                r.problem("api.\(key)", "\(item.tomlValue) is not a \(key == "socket_users" ? "user" : "group") of this system (a name or a number)")
+                continue
+            }
+            out.append(id)
+        }
+        return out
+    }
+
+    static func userID(_ v: TOMLValueConvertible) -> UInt32? {
+        if let n = v.int { return n >= 0 && n < Int(UInt32.max) ? UInt32(n) : nil }
+        guard let name = v.string else { return nil }
+        var entry = passwd(), found: UnsafeMutablePointer<passwd>?
+        var storage = [CChar](repeating: 0, count: 4096)
+        guard getpwnam_r(name, &entry, &storage, storage.count, &found) == 0, found != nil else { return nil }
+        return UInt32(entry.pw_uid)
+    }
+
+    static func groupID(_ v: TOMLValueConvertible) -> UInt32? {
+        if let n = v.int { return n >= 0 && n < Int(UInt32.max) ? UInt32(n) : nil }
+        guard let name = v.string else { return nil }
+        var entry = group(), found: UnsafeMutablePointer<group>?
+        var storage = [CChar](repeating: 0, count: 16_384)
+        guard getgrnam_r(name, &entry, &storage, storage.count, &found) == 0, found != nil else { return nil }
+        return UInt32(entry.gr_gid)
+    }
 
     /// `[api]`'s limits (README, "Signature API"): what one client may cost the kiosk.
     static func readAPILimits(_ r: inout ConfigReader, _ t: TOMLTable, into l: inout APILimits) {
@@ -279,6 +364,14 @@ extension KioskConfig {
         if let v = r.integer("max_body_bytes", in: t, at: "api", L.bodyBytesRange) { l.maxBodyBytes = v }
         if let v = r.integer("max_waits", in: t, at: "api", L.waitsRange) { l.maxWaits = v }
         if let v = r.number("longest_wait", in: t, at: "api", L.longestWaitRange) { l.longestWait = v }
+        if let v = r.integer("max_connections_per_client", in: t, at: "api", L.perClientRange) { l.maxConnectionsPerClient = v }
+        if let v = r.integer("auth_failures", in: t, at: "api", L.authFailuresRange) { l.authFailures = v }
+        if let v = r.number("auth_failure_window", in: t, at: "api", L.authWindowRange) { l.authFailureWindow = v }
+        if let v = r.integer("auth_clients_tracked", in: t, at: "api", L.authClientsRange) { l.authClientsTracked = v }
+        if l.maxConnectionsPerClient > l.maxConnections && t["max_connections_per_client"] != nil {
+            r.problem("api.max_connections_per_client",
+                      "max_connections_per_client (\(l.maxConnectionsPerClient)) must not be more than max_connections (\(l.maxConnections))")
+        }
         if l.maxRequestLine > l.maxHeaderBytes {
             r.problem(t["max_request_line"] == nil ? "api.max_header_bytes" : "api.max_request_line",
                       "max_request_line (\(l.maxRequestLine)) must not be more than max_header_bytes (\(l.maxHeaderBytes)): the line is part of the head")

@@ -43,10 +43,37 @@ public struct ScreenSettings: Sendable, Equatable {
     public var api: String? = nil
     /// `[api] allow_remote`: an address other machines reach (not loopback) is allowed; needs `apiTokenFile`.
     public var apiAllowRemote = false
-    /// `[api] token_file`: the bearer token every request must carry; nil: none asked for.
+    /// `[api] token_file`: where the bearer token every request must carry is kept; nil: the
+    /// default, `api.token` next to the outbox (`apiTokenPath`). On TCP a token is always asked
+    /// for (made at the first start when the file is missing) unless `apiTokenNone`; on the
+    /// unix socket only when `token_file` is written.
     public var apiTokenFile: String? = nil
+    /// `[api] token = "none"`: no token, also on TCP (only loopback; every local program may ask).
+    public var apiTokenNone = false
+    /// `[api] token_group`: the group a token the kiosk makes is given to (mode 0640); nil: the kiosk's own.
+    public var apiTokenGroup: UInt32? = nil
+    /// `[api] allowed_hosts`, `allowed_origins`, `socket_users`, `socket_groups`.
+    public var apiAccess = APIAccess()
     /// `[api]`'s limits on what one client may cost: connections, sizes, timeouts, long polls.
     public var apiLimits = APILimits()
+    /// Where the bearer token is read (or made): `token_file`, else `api.token` in the outbox's
+    /// parent directory (`/var/lib/inkkiosk/api.token`, the kiosk's state directory).
+    public var apiTokenPath: String {
+        if let apiTokenFile { return apiTokenFile }
+        var parent = outbox
+        while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
+        parent = parent.lastIndex(of: "/").map { String(parent[..<$0]) } ?? "."
+        return (parent.isEmpty ? "" : parent) + "/api.token"
+    }
+
+    /// Whether the API on `address` asks for a bearer token: on TCP unless `token = "none"`,
+    /// on the unix socket when `token_file` is written.
+    public func apiNeedsToken(_ address: APIAddress) -> Bool {
+        if apiTokenNone { return false }
+        if case .tcp = address { return true }
+        return apiTokenFile != nil
+    }
+
     /// Seconds a host's request waits for a signature when it names no timeout; nil: forever.
     public var defaultTimeout: Double? = nil
     public init() {}

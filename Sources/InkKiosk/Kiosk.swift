@@ -146,10 +146,22 @@ public final class Kiosk {
             let desk = try SignatureDesk(defaultTimeout: options.screen.defaultTimeout, archive: archive)
             let address: APIAddress
             do { address = try APIAddress.parse(listen) } catch { throw KioskError("signature API: \(error)") }
-            if let refusal = address.refusal(allowRemote: options.screen.apiAllowRemote, hasToken: options.screen.apiTokenFile != nil) {
+            if let refusal = address.refusal(allowRemote: options.screen.apiAllowRemote, hasToken: !options.screen.apiTokenNone) {
                 throw KioskError("signature API: \(refusal)")
             }
-            let token = try options.screen.apiTokenFile.map(BearerToken.load)
+            // On TCP a token is always asked for ([api] token = "none" says otherwise, in so many
+            // words); at the first start the kiosk makes one. Refused: world-readable, too weak.
+            var token: BearerToken?
+            if options.screen.apiNeedsToken(address) {
+                let path = options.screen.apiTokenPath
+                let (loaded, created) = try BearerToken.loadOrCreate(path: path, group: options.screen.apiTokenGroup)
+                token = loaded
+                log(created ? "signature API: made a new bearer token in \(path) (mode 0640, group \(options.screen.apiTokenGroup ?? UInt32(getegid()))): "
+                                + "hosts send it as Authorization: Bearer <token>"
+                            : "signature API: bearer token from \(path)")
+            } else if case .tcp = address {
+                log("warning: signature API on \(address) without a bearer token ([api] token = \"none\"): every program on this machine may ask for signatures")
+            }
             let stopped = try WakeSignal()
             apiStopped = stopped
             var files = rlimit()
@@ -159,7 +171,8 @@ public final class Kiosk {
                 log("warning: [api] max_connections = \(options.screen.apiLimits.maxConnections) and the kiosk's own "
                     + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections")
             }
-            let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.apiLimits, token: token) { _ in stopped.signal() }
+            let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.apiLimits, token: token,
+                                            access: options.screen.apiAccess) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server

@@ -26,6 +26,9 @@ struct APIBenchCommand: ParsableCommand {
     @Option(help: "Load a running kiosk's API at this address instead of one served here (\"127.0.0.1:7300\", \"unix:PATH\").")
     var target: String?
 
+    @Option(help: "With --target on TCP: the file holding the kiosk's bearer token (default /var/lib/inkkiosk/api.token).")
+    var tokenFile: String?
+
     struct Report: Codable {
         var clients: Int
         var seconds: Double
@@ -49,6 +52,7 @@ struct APIBenchCommand: ParsableCommand {
             let desk = try SignatureDesk(defaultTimeout: nil)
             var limits = APILimits()
             limits.maxConnections = max(limits.maxConnections, clients + 16)
+            limits.maxConnectionsPerClient = limits.maxConnections
             let local = SignatureAPIServer(desk: desk, address: .tcp(host: "127.0.0.1", port: 0), limits: limits)
             try local.startBlocking()
             server = local
@@ -57,7 +61,15 @@ struct APIBenchCommand: ParsableCommand {
         }
         defer { server?.stopBlocking() }
 
-        let load = Load(seconds: seconds, threads: clients + 1)
+        // A running kiosk asks for its token on TCP (README, "Who may ask"); the one served here asks for none.
+        var auth = ""
+        if target != nil, case .tcp = address {
+            let path = tokenFile ?? "/var/lib/inkkiosk/api.token"
+            let text = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingSpacesAndNewlines() ?? ""
+            if text.isEmpty { print("warning: no token in \(path) (--token-file): the kiosk will answer 401") }
+            auth = "Authorization: Bearer \(text)\r\n"
+        }
+        let load = Load(seconds: seconds, threads: clients + 1, auth: auth)
         for i in 0..<clients {
             startThread(name: "api-bench-\(i)", stackSize: 256 * 1024) {
                 load.client(address, path: i % 2 == 0 ? "/health" : "/signatures/latest")
@@ -102,9 +114,13 @@ private final class Load: Sendable {
     private let start = Date()
     private let tallies = Mutex((client: [Double](), health: [Double](), errors: 0, running: 0))
 
+    /// The `Authorization` header line each request carries ("" for none).
+    let auth: String
+
     /// `threads`: the clients and the prober; the last to end signals `finished`.
-    init(seconds: Double, threads: Int) {
+    init(seconds: Double, threads: Int, auth: String = "") {
         self.seconds = seconds
+        self.auth = auth
         tallies.withLock { $0.running = threads }
     }
 
@@ -114,7 +130,7 @@ private final class Load: Sendable {
         defer { end() }
         var times: [Double] = []
         var errors = 0
-        let request = "GET \(path) HTTP/1.1\r\nHost: kiosk\r\n\r\n"
+        let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\(auth)\r\n"
         var connection: BlockingClient?
         while !over {
             do {
@@ -137,7 +153,7 @@ private final class Load: Sendable {
         var errors = 0
         while !over {
             let asked = Date()
-            if let client = try? BlockingClient(address, timeout: 10), client.send("GET /health HTTP/1.1\r\nHost: kiosk\r\nConnection: close\r\n\r\n"),
+            if let client = try? BlockingClient(address, timeout: 10), client.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\(auth)Connection: close\r\n\r\n"),
                client.response()?.status == 200 {
                 times.append(Date().timeIntervalSince(asked) * 1000)
             } else {

@@ -36,7 +36,7 @@ private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) a
 }
 
 private func get(_ path: String, keepAlive: Bool = true) -> String {
-    "GET \(path) HTTP/1.1\r\nHost: kiosk\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n"
+    "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n"
 }
 
 /// Each limit of `[api]`, driven over both transports with requests no well-behaved client
@@ -74,7 +74,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         try await withServer(transport) { address, _ in
             let reply = try await blocking {
                 let client = try BlockingClient(address)
-                let sender = Thread { client.send("GET /health HTTP/1.1\r\nHost: kiosk\r\nX-Long: " + String(repeating: "a", count: 1 << 20) + "\r\n\r\n") }
+                let sender = Thread { client.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Long: " + String(repeating: "a", count: 1 << 20) + "\r\n\r\n") }
                 sender.start()
                 return (client.response(), client.closedByServer())
             }
@@ -89,7 +89,7 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         try await withServer(transport) { address, _ in
             let reply = try await blocking {
                 let client = try BlockingClient(address)
-                let sender = Thread { client.send("GET /" + String(repeating: "p", count: 1 << 20) + " HTTP/1.1\r\nHost: kiosk\r\n\r\n") }
+                let sender = Thread { client.send("GET /" + String(repeating: "p", count: 1 << 20) + " HTTP/1.1\r\nHost: localhost\r\n\r\n") }
                 sender.start()
                 return client.response()
             }
@@ -104,12 +104,12 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
             let replies = try await blocking {
                 // Only the head: the answer must not wait for ten megabytes that never come.
                 let announced = try BlockingClient(address)
-                announced.send("POST /signatures HTTP/1.1\r\nHost: kiosk\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n")
+                announced.send("POST /signatures HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n")
                 let first = announced.response()
                 // Chunked carries no length: it is counted as it comes.
                 let chunked = try BlockingClient(address)
                 let chunk = String(repeating: " ", count: 10_000)
-                chunked.send("POST /signatures HTTP/1.1\r\nHost: kiosk\r\nTransfer-Encoding: chunked\r\n\r\n"
+                chunked.send("POST /signatures HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                              + "2710\r\n\(chunk)\r\n2710\r\n\(chunk)\r\n0\r\n\r\n")
                 return (first, chunked.response())
             }
@@ -124,9 +124,9 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
         try await withServer(transport) { address, _ in
             let statuses: [Int?] = try await blocking {
                 let requests: [[UInt8]] = [
-                    Array("POST /signatures HTTP/1.1\r\nHost: kiosk\r\nContent-Length: -5\r\n\r\n".utf8),
+                    Array("POST /signatures HTTP/1.1\r\nHost: localhost\r\nContent-Length: -5\r\n\r\n".utf8),
                     Array("this is not HTTP\r\n\r\n".utf8),
-                    Array("GET /signatures/".utf8) + [0xC3, 0x28, 0xFF] + Array(" HTTP/1.1\r\nHost: kiosk\r\n\r\n".utf8),
+                    Array("GET /signatures/".utf8) + [0xC3, 0x28, 0xFF] + Array(" HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8),
                 ]
                 return try requests.map { request in
                     let client = try BlockingClient(address)

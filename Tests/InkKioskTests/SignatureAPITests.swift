@@ -531,7 +531,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let address = try APIAddress.parse(text)
             #expect(!address.isLocal, "\(text)")
             #expect(address.refusal(allowRemote: false, hasToken: true)?.contains("reachable from other machines") == true, "\(text)")
-            #expect(address.refusal(allowRemote: true, hasToken: false)?.contains("allow_remote needs token_file") == true, "\(text)")
+            #expect(address.refusal(allowRemote: true, hasToken: false)?.contains("allow_remote needs a bearer token") == true, "\(text)")
             #expect(address.refusal(allowRemote: true, hasToken: true) == nil, "\(text)")
         }
     }
@@ -549,9 +549,9 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             } catch { return ["\(error)"] }
         }
         #expect(problems("[api]\nenabled = true\nlisten = \"0.0.0.0:7300\"\n")
-                == ["k.toml:3: api.listen: 0.0.0.0:7300 is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, or set allow_remote = true with a token_file"])
-        #expect(problems("[api]\nlisten = \"[::]:7300\"\nallow_remote = true\n")
-                == ["k.toml:2: api.listen: [::]:7300 is reachable from other machines: allow_remote needs token_file (a bearer token remote hosts must send)"])
+                == ["k.toml:3: api.listen: 0.0.0.0:7300 is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, or set allow_remote = true (hosts then need the bearer token)"])
+        #expect(problems("[api]\nlisten = \"[::]:7300\"\nallow_remote = true\ntoken = \"none\"\n")
+                == ["k.toml:2: api.listen: [::]:7300 is reachable from other machines: allow_remote needs a bearer token (remove token = \"none\")"])
         #expect(problems("[api]\n\nlisten = \"kiosk.local:7300\"\n").first?.hasPrefix("k.toml:3: api.listen: listen address 'kiosk.local:7300'") == true)
         #expect(problems("[api]\nlisten = \"unix:api.sock\"\n").first?.contains("k.toml:2: api.listen: listen address 'unix:api.sock': the socket path must be absolute") == true)
         #expect(problems("[api]\ntoken_file = \"token\"\n") == ["k.toml:2: api.token_file: must be an absolute path (got \"token\")"])
@@ -570,10 +570,11 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
             return path
         }
-        let good = try BearerToken.load(path: write("good", "s3cret-Token_1\n", mode: 0o640))
-        #expect(good.admits("Bearer s3cret-Token_1") && good.admits("bearer s3cret-Token_1"))
-        for wrong in [nil, "", "Bearer", "Bearer ", "Bearer s3cret-Token_", "Bearer s3cret-Token_12", "Bearer S3cret-Token_1",
-                      "Basic s3cret-Token_1", "s3cret-Token_1"] {
+        let secret = "s3cret-Token_1-kQ9vX2mZ7pL4w"
+        let good = try BearerToken.load(path: write("good", secret + "\n", mode: 0o640))
+        #expect(good.admits("Bearer \(secret)") && good.admits("bearer \(secret)"))
+        for wrong in [nil, "", "Bearer", "Bearer ", "Bearer \(secret.dropLast())", "Bearer \(secret)2", "Bearer S\(secret.dropFirst())",
+                      "Basic \(secret)", secret] {
             #expect(!good.admits(wrong), "\(wrong ?? "no header")")
         }
         let worldReadable = write("open", "s3cret\n", mode: 0o644)
@@ -589,21 +590,22 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-api-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let token = try BearerToken("k1osk-t0ken")
+        let token = try BearerToken("k1osk-t0ken-7Hq2Lm9xVb4Rt")
         for address in [APIAddress.tcp(host: "127.0.0.1", port: 0), .unix(path: "\(dir)/api.sock")] {
             let desk = try SignatureDesk(defaultTimeout: nil)
             let server = SignatureAPIServer(desk: desk, address: address, token: token)
             try await server.start()
             let api = Endpoint(try #require(await server.listeningAddress()))
-            for headers in [[], ["Authorization: Bearer k1osk-t0ke"], ["Authorization: Bearer k1osk-t0kenX"], ["Authorization: Basic k1osk-t0ken"]] {
+            for headers in [[], ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4R"], ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4RtX"],
+                            ["Authorization: Basic k1osk-t0ken-7Hq2Lm9xVb4Rt"]] {
                 let refused = try await curl("POST", "/signatures", "{}", at: api, headers: headers)
                 #expect(refused.code == 401, "\(address) \(headers): \(refused.body)")
                 #expect(try refused.error().error.contains("missing or wrong bearer token"), "\(refused.body)")
             }
             #expect(desk.takeMessages().isEmpty, "nothing refused reached the kiosk")
-            let health = try await curl("GET", "/health", at: api, headers: ["Authorization: Bearer k1osk-t0ken"])
+            let health = try await curl("GET", "/health", at: api, headers: ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4Rt"])
             #expect(health.code == 200, "\(address): \(health.body)")
-            let started = try await curl("POST", "/signatures", "{}", at: api, headers: ["Authorization: Bearer k1osk-t0ken"])
+            let started = try await curl("POST", "/signatures", "{}", at: api, headers: ["Authorization: Bearer k1osk-t0ken-7Hq2Lm9xVb4Rt"])
             #expect(started.code == 201, "\(address): \(started.body)")
             await server.stop()
         }
@@ -830,5 +832,64 @@ extension SignatureAPI {
             let opened = try SealedFile.decrypt(file: "\(dir)/sig-enc.inkml.hpke", with: try OpeningKey.load(path: pair.key))
             #expect(try String(contentsOfFile: opened, encoding: .utf8).contains("<ink"))
         }
+    }
+}
+
+/// `[api]`'s keys for who may ask, read and checked with file and line.
+@Suite struct APIAccessConfig {
+    private func problems(_ text: String) -> [String] {
+        do { _ = try KioskConfig.parse(text, file: "k.toml"); return [] } catch let e as ConfigError {
+            return e.problems.map(\.description)
+        } catch { return ["\(error)"] }
+    }
+
+    @Test func theKeysAreRead() throws {
+        let c = try KioskConfig.parse("""
+            [signature]
+            outbox = "/srv/kiosk/outbox"
+            [api]
+            allowed_hosts = ["Kiosk-7.shop.lan", "192.168.1.20:7300"]
+            allowed_origins = ["https://POS.example:8443/"]
+            socket_users = ["root", 1000]
+            socket_groups = [0]
+            token_group = 0
+            max_connections_per_client = 8
+            auth_failures = 3
+            auth_failure_window = 30
+            auth_clients_tracked = 512
+            """, file: "k.toml")
+        #expect(c.screen.apiAccess.allowedHosts == ["kiosk-7.shop.lan", "192.168.1.20"])
+        #expect(c.screen.apiAccess.allowedOrigins == ["https://pos.example:8443"])
+        #expect(c.screen.apiAccess.socketUsers == [0, 1000] && c.screen.apiAccess.socketGroups == [0] && c.screen.apiTokenGroup == 0)
+        #expect(c.screen.apiLimits.maxConnectionsPerClient == 8 && c.screen.apiLimits.authFailures == 3)
+        #expect(c.screen.apiLimits.authFailureWindow == 30 && c.screen.apiLimits.authClientsTracked == 512)
+        #expect(c.screen.apiTokenPath == "/srv/kiosk/api.token", "next to the outbox, in the state directory")
+        #expect(c.screen.apiNeedsToken(.tcp(host: "127.0.0.1", port: 1)) && !c.screen.apiNeedsToken(.unix(path: "/run/a.sock")))
+        let none = try KioskConfig.parse("[api]\nenabled = true\ntoken = \"none\"\n", file: "k.toml")
+        #expect(none.screen.apiTokenNone && !none.screen.apiNeedsToken(.tcp(host: "127.0.0.1", port: 1)))
+        #expect(KioskConfig().screen.apiTokenPath == "/var/lib/inkkiosk/api.token")
+    }
+
+    @Test func mistakesAreRefusedWithTheirLines() {
+        #expect(problems("[api]\ntoken = \"letmein\"\n") == [#"k.toml:2: api.token: may only be "none" (no token: every program on this machine may use the API); a token goes in token_file, never in this file"#])
+        #expect(problems("[api]\ntoken_file = \"/x/t\"\ntoken = \"none\"\n") == [#"k.toml:3: api.token: token = "none" and token_file contradict each other: keep one"#])
+        #expect(problems("[api]\nallowed_hosts = [\"*.example\"]\n") == [#"k.toml:2: api.allowed_hosts: "*.example" is not a host name or IP address (no wildcards)"#])
+        #expect(problems("[api]\n\nallowed_origins = [\"pos.example\"]\n").first?.hasPrefix(#"k.toml:3: api.allowed_origins: "pos.example" is not an origin"#) == true)
+        #expect(problems("[api]\nsocket_users = [\"no-such-user-here\"]\n") == [#"k.toml:2: api.socket_users: "no-such-user-here" is not a user of this system (a name or a number)"#])
+        #expect(problems("[api]\nsocket_groups = [\"no-such-group-here\"]\n") == [#"k.toml:2: api.socket_groups: "no-such-group-here" is not a group of this system (a name or a number)"#])
+        #expect(problems("[api]\nmax_connections = 10\nmax_connections_per_client = 20\n")
+                == ["k.toml:3: api.max_connections_per_client: max_connections_per_client (20) must not be more than max_connections (10)"])
+    }
+
+    @Test func aWeakTokenFileStopsTheStartWithFileAndLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inkkiosk-weak-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: "\(dir)/api.token", contents: Data("x\n".utf8), attributes: [.posixPermissions: 0o600])
+        let found = problems("[api]\nenabled = true\n\ntoken_file = \"\(dir)/api.token\"\n")
+        #expect(found.count == 1 && found[0].hasPrefix("k.toml:4: api.token_file: [api] token_file \(dir)/api.token: the bearer token is too weak: 1 characters carry at most 6 bits"), "\(found)")
+        // The default place (next to the outbox) is read too when the API is on.
+        let outbox = problems("[signature]\noutbox = \"\(dir)/outbox\"\n[api]\nenabled = true\n")
+        #expect(outbox.count == 1 && outbox[0].hasPrefix("k.toml:3: api: [api] token_file \(dir)/api.token: the bearer token is too weak"), "\(outbox)")
     }
 }

@@ -88,9 +88,17 @@ def session_config(profile, name, extra=""):
     return path
 
 
+def api_auth():
+    """The headers a host sends: the bearer token the kiosk made at its first start (next to
+    its outbox, WORK/sig/api.token), and JSON bodies."""
+    path = os.path.join(WORK, "sig", "api.token")
+    token = open(path).read().strip() if os.path.exists(path) else "missing"
+    return ["-H", f"Authorization: Bearer {token}", "-H", "Content-Type: application/json"]
+
+
 def curl(name, *args):
     """A real HTTP client against the kiosk; the response goes to WORK/api-NAME.json."""
-    out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *args],
+    out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *api_auth(), *args],
                          capture_output=True, text=True, timeout=60)
     body, _, code = out.stdout.rpartition("\n")
     try:
@@ -112,7 +120,7 @@ def signature_session(binary, pen, touch):
     buttons = signature_buttons(14, hosted=True)
     shot("signature-idle")
     frames = kiosk.wait_idle()
-    code, status = curl("start", "-X", "POST", f"{API}/signatures", "-H", "Content-Type: application/json",
+    code, status = curl("start", "-X", "POST", f"{API}/signatures",
                         "-d", '{"prompt": "Sign for parcel 4711", "timeout": 120}')
     ident = (status or {}).get("id", "none")
     with open(os.path.join(WORK, "api-id.txt"), "w") as f:
@@ -131,7 +139,7 @@ def signature_session(binary, pen, touch):
     touch.tap(*buttons["Accept"])
     curl("accepted", f"{API}/signatures/{ident}?wait=20")
     # The host may also fetch the files through the API (it need not share the kiosk's user).
-    subprocess.run(["curl", "-sS", "--max-time", "20", "-o", os.path.join(WORK, "api-download.png"),
+    subprocess.run(["curl", "-sS", "--max-time", "20", *api_auth(), "-o", os.path.join(WORK, "api-download.png"),
                     f"{API}/signatures/{ident}/png"], check=False, timeout=60)
     shot("signature-accepted")
     # A request nobody signs times out and is cleared.

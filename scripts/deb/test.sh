@@ -274,10 +274,10 @@ amd64_install_test() {
         sh -c 'for p in $(pgrep -x inkkiosk); do
                    [ "$(readlink "/proc/$p/root")" != "$1" ] || { echo "pid $p runs in the root"; exit 1; }; done
                [ ! -e "$1/run/inkkiosk" ]' sh "$ROOT"
-    check "amd64: user inkkiosk in groups input, video, tty; /var/lib/inkkiosk is its own, mode 0700" \
+    check "amd64: user inkkiosk in groups input, video, tty; /var/lib/inkkiosk is its own, mode 0710" \
         inroot sh -c 'id -nG inkkiosk | tr " " "\n" | grep -qx input && id -nG inkkiosk | tr " " "\n" | grep -qx video &&
                       id -nG inkkiosk | tr " " "\n" | grep -qx tty &&
-                      [ "$(stat -c "%U:%G %a" /var/lib/inkkiosk)" = "inkkiosk:inkkiosk 700" ]'
+                      [ "$(stat -c "%U:%G %a" /var/lib/inkkiosk)" = "inkkiosk:inkkiosk 710" ]'
     check "amd64: conffiles: /etc/inkkiosk/inkkiosk.toml, /etc/libinput/local-overrides.quirks" \
         bash -c 'c=$("$@" dpkg-query -W -f="\${Conffiles}" inkkiosk); echo "$c"
                echo "$c" | grep -q "^ /etc/inkkiosk/inkkiosk.toml " && echo "$c" | grep -q "^ /etc/libinput/local-overrides.quirks "' bash inroot

@@ -65,9 +65,9 @@ public enum APIAddress: Sendable, Equatable, CustomStringConvertible {
         if isLocal { return nil }
         guard allowRemote else {
             return "\(self) is reachable from other machines; listen on loopback (127.0.0.1:PORT, [::1]:PORT) or a unix socket, "
-                + "or set allow_remote = true with a token_file"
+                + "or set allow_remote = true (hosts then need the bearer token)"
         }
-        guard hasToken else { return "\(self) is reachable from other machines: allow_remote needs token_file (a bearer token remote hosts must send)" }
+        guard hasToken else { return "\(self) is reachable from other machines: allow_remote needs a bearer token (remove token = \"none\")" }
         return nil
     }
 

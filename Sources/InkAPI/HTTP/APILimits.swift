@@ -14,6 +14,14 @@ public struct APILimits: Sendable, Equatable {
     public var maxHeaderBytes = 16 * 1024
     /// Bytes of a body: a longer Content-Length is 413 before the body is read.
     public var maxBodyBytes = 16 * 1024
+    /// Connections open at once from one client (its IP address; its user on the unix socket).
+    public var maxConnectionsPerClient = 64
+    /// Wrong bearer tokens a client may send within `authFailureWindow` seconds; then it is
+    /// answered 429 for that long, whatever it sends.
+    public var authFailures = 5
+    public var authFailureWindow = 10.0
+    /// Clients whose wrong tokens are remembered at once (the oldest are forgotten first).
+    public var authClientsTracked = 1024
     /// Long polls (`?wait=`) held at once; one more is 503.
     public var maxWaits = 32
     /// Seconds a long poll may hold its connection; a longer `?wait=` is cut to this.
@@ -29,5 +37,9 @@ public struct APILimits: Sendable, Equatable {
     public static let headerBytesRange = 1024...65_536
     public static let bodyBytesRange = 1024...1_048_576
     public static let waitsRange = 1...1024
+    public static let perClientRange = 1...4096
+    public static let authFailuresRange = 1...1000
+    public static let authWindowRange = 1.0...3600
+    public static let authClientsRange = 16...1_000_000
     public static let longestWaitRange = 1.0...600
 }

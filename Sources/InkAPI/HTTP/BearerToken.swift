@@ -2,21 +2,72 @@ import FoundationEssentials
 import Glibc
 import InkLoop
 
-/// The secret every request must carry as `Authorization: Bearer <token>` when `[api]
-/// token_file` is set; read once, at start, from a file other users cannot read.
+/// The secret every request must carry as `Authorization: Bearer <token>`: on TCP always (unless
+/// `[api] token = "none"`), on the unix socket when `[api] token_file` is set. Read once, at
+/// start, from a file other users cannot read; made there at the first start when it is missing.
 public struct BearerToken: Sendable {
     private let secret: [UInt8]
+
+    /// What a token must be worth: 128 bits, as 22 base64url or 32 hex characters of a random source.
+    public static let minimumBits = 128.0
+    /// A token of fewer different characters is a word or a pattern, not a random string.
+    public static let minimumDistinct = 8
 
     public init(_ secret: String) throws {
         guard !secret.isEmpty else { throw KioskError("the bearer token is empty") }
         guard secret.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             throw KioskError("the bearer token must be one word of printable ASCII (no spaces inside)")
         }
+        if let weakness = Self.weakness(secret) { throw KioskError(weakness) }
         self.secret = Array(secret.utf8)
     }
 
+    /// The most a token can be worth if every character was drawn at random from the smallest
+    /// usual alphabet that holds them all: hex (4 bits a character), base64 or base64url (6),
+    /// printable ASCII (6.55). Base64's padding is worth nothing.
+    public static func estimatedBits(_ token: String) -> Double {
+        var text = Substring(token)
+        while text.hasSuffix("=") { text = text.dropLast() }
+        let bytes = Array(text.utf8)
+        let hex = bytes.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }
+        let base64 = bytes.allSatisfy {
+            (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || "+/-_".utf8.contains($0)
+        }
+        let alphabet: Double = hex ? 16 : base64 ? 64 : 94
+        return Double(bytes.count) * log2(alphabet)
+    }
+
+    /// Why `token` is too weak to guard the API; nil when it is strong enough.
+    public static func weakness(_ token: String) -> String? {
+        let bits = estimatedBits(token)
+        let how = "make one with `head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n'`, or remove the file and the kiosk makes one at its next start"
+        if bits < minimumBits {
+            return "the bearer token is too weak: \(token.utf8.count) characters carry at most \(Int(bits)) bits, "
+                + "at least \(Int(minimumBits)) are needed (32 hex or 22 base64url characters drawn at random): \(how)"
+        }
+        if Set(token.utf8).count < minimumDistinct {
+            return "the bearer token is too weak: it repeats \(Set(token.utf8).count) different characters "
+                + "(a random token of this length has many more): \(how)"
+        }
+        return nil
+    }
+
+    /// A new token: 32 bytes (256 bits) from the system's secure generator (getrandom(2) on
+    /// Linux), as 64 hex characters.
+    public static func generate() -> String {
+        var random = SystemRandomNumberGenerator()
+        var text = ""
+        for _ in 0..<4 {
+            let word = random.next()
+            let hex = String(word, radix: 16)
+            text += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return text
+    }
+
     /// The file's contents, without the line end an editor adds. Refused when the file is
-    /// world-readable (mode o+r): then every local user could act as the POS.
+    /// world-readable (mode o+r): then every local user could act as the POS; and when the
+    /// token is too weak (`weakness`).
     public static func load(path: String) throws -> BearerToken {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw KioskError.errno("[api] token_file \(path)") }
@@ -33,6 +84,46 @@ public struct BearerToken: Sendable {
         let text = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
         guard !text.isEmpty else { throw KioskError("[api] token_file \(path) is empty: put the token in it") }
         do { return try BearerToken(text) } catch { throw KioskError("[api] token_file \(path): \(error)") }
+    }
+
+    /// The token in `path`; when there is no such file, a new one written there atomically (a
+    /// hidden temporary file, synced, then linked into place: a reader never finds half a
+    /// token, and a token made at the same moment by another start is not overwritten), mode
+    /// 0640 and, with `group`, owned by that group: root and the group's members may read it.
+    public static func loadOrCreate(path: String, group: UInt32? = nil) throws -> (token: BearerToken, created: Bool) {
+        if access(path, F_OK) == 0 || errno != ENOENT { return (try load(path: path), false) }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        let token = generate()
+        var template = Array("\(directory)/.api.token.XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw KioskError.errno("[api] token_file \(path): cannot make a new token in \(directory)") }
+        let temporary = String(cString: template)
+        var linked = false
+        defer { if !linked { unlink(temporary) } }
+        do {
+            let handle = OwnedFileDescriptor(fd)
+            guard fchmod(fd, 0o640) == 0 else { throw KioskError.errno("[api] token_file \(path): chmod 0640") }
+            if let group, fchown(fd, uid_t.max, gid_t(group)) != 0 {
+                throw KioskError.errno("[api] token_file \(path): cannot give it to group \(group) ([api] token_group)")
+            }
+            let bytes = Array((token + "\n").utf8)
+            guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+                throw KioskError.errno("[api] token_file \(path): cannot write it")
+            }
+            guard fsync(fd) == 0 else { throw KioskError.errno("[api] token_file \(path): cannot sync it") }
+            _ = handle
+        }
+        if link(temporary, path) != 0 {
+            if errno == EEXIST { return (try load(path: path), false) }   // another start made one: that one counts
+            // A file system without hard links: rename, which replaces (nothing is there to replace).
+            guard rename(temporary, path) == 0 else { throw KioskError.errno("[api] token_file \(path): cannot put it in place") }
+        } else {
+            unlink(temporary)
+        }
+        linked = true
+        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 { fsync(dir); close(dir) }
+        return (try BearerToken(token), true)
     }
 
     /// Whether an `Authorization` header carries this token. The bytes are compared in a time

@@ -17,10 +17,18 @@ public final class BlockingClient: @unchecked Sendable {
     /// Reused by every read: the load benchmark reads thousands of answers a second.
     private var buffer = [UInt8](repeating: 0, count: 65_536)
 
-    public init(_ address: APIAddress, timeout: Double = 10) throws {
+    /// `source`: the IPv4 address this end binds to (`127.0.0.2`: another client on loopback).
+    public init(_ address: APIAddress, timeout: Double = 10, source: String? = nil) throws {
         switch address {
         case .tcp(let host, let port):
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+                guard bound == 0 else { Glibc.close(fd); throw KioskError("bind \(source): \(String(cString: strerror(errno)))") }
+            }
             var inet = sockaddr_in()
             inet.sin_family = sa_family_t(AF_INET)
             inet.sin_port = port.bigEndian

@@ -12,15 +12,19 @@ final class RequestHandler: ChannelInboundHandler {
 
     private let routes: SignatureRoutes
     private let guardian: RequestGuard
+    private let access: RequestAccess
+    private let caller: Caller
     private let maxBody: Int
     private var head: HTTPRequestHead?
     private var body = Data()
     /// The routes' task for the request in hand: cancelled if the client goes (its long poll ends).
     private var answering: Task<Void, Never>?
 
-    init(routes: SignatureRoutes, guardian: RequestGuard, maxBody: Int) {
+    init(routes: SignatureRoutes, guardian: RequestGuard, access: RequestAccess, caller: Caller, maxBody: Int) {
         self.routes = routes
         self.guardian = guardian
+        self.access = access
+        self.caller = caller
         self.maxBody = maxBody
     }
 
@@ -37,6 +41,15 @@ final class RequestHandler: ChannelInboundHandler {
             let lengths = requestHead.headers["Content-Length"]
             if let length = lengths.first.flatMap(Int.init), length > maxBody {
                 tooLarge()
+                return
+            }
+            // Who asks, and how: judged on the head, before a byte of the body is read. A
+            // refusal closes the connection (a guesser of tokens must connect again).
+            let hasBody = lengths.first.flatMap(Int.init).map { $0 > 0 } ?? requestHead.headers.contains(name: "Transfer-Encoding")
+            if let refusal = access.judge(requestHead, hasBody: hasBody, from: caller) {
+                head = nil
+                body = Data()
+                guardian.refuse(refusal)
                 return
             }
             head = requestHead

@@ -20,6 +20,9 @@ public final class SignatureAPIServer: Sendable {
     public let address: APIAddress
     public let limits: APILimits
     private let token: BearerToken?
+    /// Host, origin, token and content type of each request (README, "Who may ask").
+    private let requestAccess: RequestAccess
+    private let log: @Sendable (String) -> Void
     private let onGiveUp: @Sendable (String) -> Void
     private let firstRetryPause: Duration
     private let gate: ConnectionGate
@@ -38,18 +41,24 @@ public final class SignatureAPIServer: Sendable {
         case stopped
     }
 
-    /// `token`: every request must show it; required for an address other machines can reach.
-    /// `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
+    /// `token`: every request must show it; required for an address other machines can reach
+    /// (the kiosk also requires one on TCP unless `[api] token = "none"`: `Kiosk`). `access`: the
+    /// hosts, origins and unix-socket peers allowed. `log` gets what was refused and from where
+    /// (last: a trailing closure is `onGiveUp`). `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
     /// tests lengthen it to act between a failure and the next listen.
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
-                firstRetryPause: Duration = .milliseconds(10), onGiveUp: @escaping @Sendable (String) -> Void = { _ in }) {
+                access: APIAccess = APIAccess(), firstRetryPause: Duration = .milliseconds(10),
+                onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
+                log: @escaping @Sendable (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }) {
         self.desk = desk
         self.address = address
         self.limits = limits
         self.token = token
+        self.log = log
+        requestAccess = RequestAccess(access: access, token: token, listening: address, limits: limits, log: log)
         self.firstRetryPause = firstRetryPause
         self.onGiveUp = onGiveUp
-        gate = ConnectionGate(capacity: limits.maxConnections)
+        gate = ConnectionGate(capacity: limits.maxConnections, perClient: limits.maxConnectionsPerClient)
         waits = WaitCount(limit: limits.maxWaits)
         recovery = Mutex(ListenerRecovery(firstPause: firstRetryPause))
         bound = Mutex(address)
@@ -60,6 +69,10 @@ public final class SignatureAPIServer: Sendable {
 
     /// Connections open now, and those refused for being over `maxConnections` since the start.
     public var connections: (open: Int, refused: Int) { (gate.count, gate.refused) }
+    /// Connections refused for being over `maxConnectionsPerClient` since the start.
+    public var refusedPerClient: Int { gate.refusedPerClient }
+    /// Requests refused by status code (400, 401, 403, 415, 421, 429) since the start.
+    public var refusals: [Int: Int] { requestAccess.refusals }
 
     /// Binds and returns once the server accepts connections; throws when it cannot listen
     /// (address in use, no such directory, no permission). A unix socket left by an earlier
@@ -173,7 +186,8 @@ public final class SignatureAPIServer: Sendable {
     private func bind(_ address: APIAddress, on group: MultiThreadedEventLoopGroup) async throws -> any Channel {
         let limits = self.limits
         let gate = self.gate
-        let routes = SignatureRoutes(desk: desk, token: token, waits: waits, longestWait: limits.longestWait)
+        let requestAccess = self.requestAccess
+        let routes = SignatureRoutes(desk: desk, waits: waits, longestWait: limits.longestWait)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -183,11 +197,23 @@ public final class SignatureAPIServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler { [self] error in acceptFailed(error) })
                 }
             }
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+            .childChannelInitializer { [self] channel in
+                caller(of: channel).flatMapThrowing { peer in
                     let pipeline = channel.pipeline.syncOperations
-                    guard gate.admit(channel) else {
-                        try pipeline.addHandler(OverCapacity(capacity: limits.maxConnections))
+                    guard let caller = peer.caller else {
+                        // A unix-socket peer whose user and groups are not allowed ([api] socket_users, socket_groups).
+                        requestAccess.note("refused a unix-socket peer: \(peer.description) (not in [api] socket_users or socket_groups)")
+                        try pipeline.addHandler(RefuseAtOnce(.error(.forbidden, "this user may not use the kiosk's API "
+                                                                    + "(\(peer.description)): [api] socket_users and socket_groups say who may")))
+                        return
+                    }
+                    if let refusal = gate.admit(channel, client: caller.key) {
+                        if refusal == .perClient {
+                            requestAccess.note("refused a connection from \(caller.key): \(limits.maxConnectionsPerClient) are open "
+                                               + "([api] max_connections_per_client)")
+                        }
+                        try pipeline.addHandler(RefuseAtOnce.overCapacity(refusal, capacity: limits.maxConnections,
+                                                                          perClient: limits.maxConnectionsPerClient, client: caller.key))
                         return
                     }
                     let guardian = RequestGuard(limits: limits)
@@ -195,7 +221,8 @@ public final class SignatureAPIServer: Sendable {
                     // The decoder answers what it cannot parse (a negative Content-Length…) with 400;
                     // the pipelining helper keeps one request at a time in the routes' hands.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try pipeline.addHandler(RequestHandler(routes: routes, guardian: guardian, maxBody: limits.maxBodyBytes))
+                    try pipeline.addHandler(RequestHandler(routes: routes, guardian: guardian, access: requestAccess, caller: caller,
+                                                           maxBody: limits.maxBodyBytes))
                 }
             }
         switch address {
@@ -210,6 +237,33 @@ public final class SignatureAPIServer: Sendable {
         case .tcp(let host, let port):
             guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw KioskError("'\(host)' is not an IP address") }
             return try await bootstrap.bind(host: host, port: Int(port)).get()
+        }
+    }
+
+    /// Who is at the other end of an accepted connection: its address (TCP), or its user, group
+    /// and process (the unix socket's SO_PEERCRED), judged against `[api] socket_users` and
+    /// `socket_groups` (`caller` nil: refused).
+    private func caller(of channel: any Channel) -> EventLoopFuture<(caller: Caller?, description: String)> {
+        if let remote = channel.remoteAddress, let ip = remote.ipAddress {
+            let local = channel.localAddress?.ipAddress
+            let caller = Caller(key: ClientKey(ip: ip), overTCP: true, localIP: local.map { ClientKey(ip: $0).description },
+                                description: "\(ClientKey(ip: ip)) port \(remote.port ?? 0)")
+            return channel.eventLoop.makeSucceededFuture((caller, caller.description))
+        }
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture((nil, "a unix-socket peer whose credentials cannot be read"))
+        }
+        let access = requestAccess.access
+        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET),
+                                                                                      name: SocketOptionName(PeerCredentials.option))
+        return future.map { cred -> (caller: Caller?, description: String) in
+            let description = "uid \(cred.uid) gid \(cred.gid) pid \(cred.pid)"
+            let allowed = access.peerAllowed(uid: cred.uid, gid: cred.gid,
+                                             memberOf: access.socketGroups.isEmpty ? [] : groupsOfUser(uid: cred.uid), ownUID: geteuid())
+            guard allowed else { return (nil, description) }
+            return (Caller(key: ClientKey(uid: cred.uid), overTCP: false, localIP: nil, description: description), description)
+        }.recover { error -> (caller: Caller?, description: String) in
+            (nil, "a unix-socket peer whose credentials cannot be read (\(Self.describe(error)))")
         }
     }
 
@@ -265,6 +319,15 @@ public final class SignatureAPIServer: Sendable {
         guard info.st_mode & S_IFMT == S_IFSOCK else { throw KioskError("\(path) exists and is not a socket") }
         guard unlink(path) == 0 else { throw KioskError.errno("cannot remove the old socket \(path)") }
     }
+}
+
+/// `struct ucred` of SO_PEERCRED (pid_t, uid_t, gid_t), which Glibc's module leaves out.
+struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+    /// SO_PEERCRED: 17 where the kernel uses asm-generic's numbers (x86, arm64, riscv64, arm).
+    static let option: Int32 = 17
 }
 
 /// Long polls held at once, across connections: one over `limit` is refused.
