@@ -266,6 +266,18 @@ import InkAPI
         } catch { Issue.record("\(error)") }
     }
 
+    /// Found by fuzz-config: a table header whose key starts with a character no key starts with
+    /// broke toml++'s parse_key() precondition, an assert() that aborted the kiosk (Vendor/TOMLKit/PATCHES.md).
+    @Test(arguments: ["[?display.\n", "[[[1]]]\n", "[[[a]]\n", "[[=\n", "[ ?x]\n", "mode = \"draw\"\n[=]\n"])
+    func aTableHeaderWithoutAKeyIsAnErrorNotAnAbort(_ text: String) {
+        do {
+            _ = try KioskConfig.parse(text, file: "k.toml")
+            Issue.record("invalid TOML accepted: \(text)")
+        } catch let e as ConfigError {
+            #expect(e.problems.count == 1 && e.description.hasPrefix("k.toml:") && e.description.contains("not valid TOML"), "\(e)")
+        } catch { Issue.record("\(error)") }
+    }
+
     @Test func checkConfigExitsNonZeroOnABrokenFile() throws {
         let dir = try Fixtures.outputDirectory("config")
         try "[display]\nrotation = 45\n".write(toFile: "\(dir)/bad.toml", atomically: true, encoding: .utf8)

@@ -39,10 +39,17 @@ private func fixChecksums(_ bytes: inout [UInt8]) {
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     guard let dir = getenv("INKKIOSK_FUZZ_JOURNAL_SEEDS").map({ String(cString: $0) }) else { return 0 }
     func stroke(_ id: Int, _ tool: ToolKind, _ source: StrokeSource, points: Int, tilt: Bool = false) -> Stroke {
-        let samples = (0..<points).map { k in
-            Sample(location: Point(100 + Double(k) * 7, 200 + Double(k * k % 13)), pressure: 0.2 + Double(k % 5) / 10,
-                   altitude: tilt ? 0.9 : .pi / 2, azimuth: tilt ? 0.3 * Double(k) : 0,
-                   distance: nil, time: 1000.5 + Double(k) / 200, isCoalesced: k % 3 != 2)
+        var samples: [Sample] = []
+        for k in 0..<points {
+            let d = Double(k)
+            let x: Double = 100 + d * 7
+            let y: Double = 200 + Double(k * k % 13)
+            let pressure: Double = 0.2 + Double(k % 5) / 10
+            let time: Double = 1000.5 + d / 200
+            let altitude: Double = tilt ? 0.9 : Double.pi / 2
+            let azimuth: Double = tilt ? 0.3 * d : 0
+            samples.append(Sample(location: Point(x, y), pressure: pressure, altitude: altitude, azimuth: azimuth,
+                                  distance: nil, time: time, isCoalesced: k % 3 != 2))
         }
         return Stroke(id: id, brush: .standard(tool), source: source, samples: samples, state: .done)
     }

@@ -15595,6 +15595,14 @@ TOML_IMPL_NAMESPACE_START
 				if (*cp == U']')
 					set_error_and_return_default("tables with blank bare keys are explicitly prohibited"sv);
 
+				// parse_key() assumes a key starts here: anything else ('[?x]', '[[[a]]]', '[[=') is an
+				// error, not a broken precondition (an assert() abort, or undefined behaviour with
+				// NDEBUG). inkkiosk's patch, as upstream's tomlplusplus PR #301.
+				if (!is_bare_key_character(*cp) && !is_string_delimiter(*cp))
+					set_error_and_return_default("expected bare key starting character or string delimiter, saw '"sv,
+												 to_sv(*cp),
+												 "'"sv);
+
 				// get the actual key
 				start_recording();
 				parse_key();
