@@ -266,10 +266,12 @@ import InkAPI
         } catch { Issue.record("\(error)") }
     }
 
-    /// Found by fuzz-config: a table header whose key starts with a character no key starts with
-    /// broke toml++'s parse_key() precondition, an assert() that aborted the kiosk (Vendor/TOMLKit/PATCHES.md).
-    @Test(arguments: ["[?display.\n", "[[[1]]]\n", "[[[a]]\n", "[[=\n", "[ ?x]\n", "mode = \"draw\"\n[=]\n"])
-    func aTableHeaderWithoutAKeyIsAnErrorNotAnAbort(_ text: String) {
+    /// Found by fuzz-config: a table header whose key starts with a character no key starts with,
+    /// and a date-time whose time does not start with a digit, broke toml++'s preconditions:
+    /// assert()s that aborted the kiosk (Vendor/TOMLKit/PATCHES.md).
+    @Test(arguments: ["[?display.\n", "[[[1]]]\n", "[[[a]]\n", "[[=\n", "[ ?x]\n", "mode = \"draw\"\n[=]\n",
+                      "when = 1979-05-27T@:32:00Z\n", "when = 1979-05-27 x\n", "a = [1979-05-27tZ]\n"])
+    func brokenTOMLIsAnErrorNotAnAbort(_ text: String) {
         do {
             _ = try KioskConfig.parse(text, file: "k.toml")
             Issue.record("invalid TOML accepted: \(text)")

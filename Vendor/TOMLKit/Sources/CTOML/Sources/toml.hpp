@@ -14887,6 +14887,11 @@ TOML_IMPL_NAMESPACE_START
 				set_error_and_return_default("expected space, 'T' or 't', saw '"sv, to_sv(*cp), "'"sv);
 			advance_and_return_if_error_or_eof({});
 
+			// parse_time() assumes a digit here: anything else ('1979-05-27T@') is an error, not a
+			// broken precondition (an assert() abort). inkkiosk's patch.
+			if (!is_decimal_digit(*cp))
+				set_error_and_return_default("expected 2-digit hour, saw '"sv, to_sv(*cp), "'"sv);
+
 			// "HH:MM:SS.FFFFFFFFF"
 			auto time = parse_time(true);
 			return_if_error({});
