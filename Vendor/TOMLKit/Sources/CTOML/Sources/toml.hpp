@@ -13501,6 +13501,18 @@ TOML_ANON_NAMESPACE_END;
 
 #endif // parser helper macros
 
+// inkkiosk's patch (Vendor/TOMLKit/PATCHES.md): inside the parser, a precondition that the text
+// broke is a parse error, never an assert() abort (nor, with NDEBUG, an assumption the optimiser
+// may build on). fuzz-config found three; this covers the ones not found yet.
+#undef TOML_ASSERT_ASSUME
+#define TOML_ASSERT_ASSUME(expr)                                                                                       \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		if TOML_UNLIKELY(!(expr))                                                                                      \
+			set_error("the parser's check '" #expr "' failed on this text"sv);                                         \
+	}                                                                                                                  \
+	while (false)
+
 TOML_IMPL_NAMESPACE_START
 {
 	TOML_ABI_NAMESPACE_BOOL(TOML_EXCEPTIONS, impl_ex, impl_noex);
@@ -16179,6 +16191,14 @@ TOML_IMPL_NAMESPACE_START
 	TOML_ABI_NAMESPACE_END; // TOML_EXCEPTIONS
 }
 TOML_IMPL_NAMESPACE_END;
+
+// inkkiosk's patch: TOML_ASSERT_ASSUME as toml++ defines it, outside the parser.
+#undef TOML_ASSERT_ASSUME
+#ifdef NDEBUG
+#define TOML_ASSERT_ASSUME(expr) TOML_ASSUME(expr)
+#else
+#define TOML_ASSERT_ASSUME(expr) TOML_ASSERT(expr)
+#endif
 
 #undef TOML_RETURNS_BY_THROWING
 #undef advance_and_return_if_error
