@@ -8,7 +8,7 @@ RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release arm64 demo test e2e bench soak clean appliance powercut deb
+.PHONY: help deps build release arm64 demo test e2e bench soak clean appliance powercut deb fuzz
 
 help: ## List the targets
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -68,8 +68,15 @@ deb: release arm64 ## Debian packages out/deb/inkkiosk_VERSION_{amd64,arm64}.deb
 	scripts/deb/build.sh amd64 $(RELEASE_BIN)
 	scripts/deb/build.sh arm64 $(ARM64_BIN)
 
-clean: ## Remove .build, .build-arm64 and out (the toolchain cache in ~/.cache/inkkiosk stays)
-	rm -rf .build .build-arm64 out
+# libFuzzer through swiftc -sanitize=fuzzer (with AddressSanitizer), in its own build directory
+# (.build-fuzz): the product build never sees the fuzz targets. docs/FUZZING.md.
+FUZZ_SECONDS ?= 60
+
+fuzz: ## Coverage-guided fuzzing of the parsers (HTTP head, JSON body, .inklog, journal, config), FUZZ_SECONDS (60) each; a crash's input goes to out/fuzz/
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+clean: ## Remove .build, .build-arm64, .build-fuzz and out (the toolchain cache in ~/.cache/inkkiosk stays)
+	rm -rf .build .build-arm64 .build-fuzz out
 
 appliance: $(if $(filter arm64,$(ARCH)),arm64,release) ## Boot-to-kiosk image: out/appliance/ (then: python3 scripts/appliance/boot-test.py); ARCH=arm64: out/appliance-arm64/ (boot-test-arm64.py)
 	scripts/appliance/build.sh --arch $(ARCH) $(if $(filter arm64,$(ARCH)),$(ARM64_BIN),$(RELEASE_BIN))

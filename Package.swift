@@ -76,3 +76,26 @@ let package = Package(
                                                          "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "CCairo"]),
     ]
 )
+
+// Coverage-guided fuzz targets (libFuzzer through `swiftc -sanitize=fuzzer`): only declared when
+// INKKIOSK_FUZZ is set, as `make fuzz` (scripts/fuzz.sh) does in its own build directory, so the
+// product build, `swift build` and `swift test` never see them. Each is one file with
+// `LLVMFuzzerTestOneInput` and no main (libFuzzer brings it), over the real parsers through
+// `@testable import` (the fuzz build passes -enable-testing). docs/FUZZING.md.
+if Context.environment["INKKIOSK_FUZZ"] != nil {
+    let fuzzers: [(product: String, target: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-http", "FuzzHTTP", ["InkAPI", .product(name: "NIOCore", package: "swift-nio"),
+                                   .product(name: "NIOEmbedded", package: "swift-nio"),
+                                   .product(name: "NIOHTTP1", package: "swift-nio")]),
+        ("fuzz-json", "FuzzJSON", ["InkAPI"]),
+        ("fuzz-inklog", "FuzzInklog", ["InkCore"]),
+        ("fuzz-journal", "FuzzJournal", ["InkCore", "InkStorage", "CZlib"]),
+        ("fuzz-config", "FuzzConfig", ["InkConfig"]),
+    ]
+    for fuzzer in fuzzers {
+        package.targets.append(.executableTarget(name: fuzzer.target, dependencies: fuzzer.dependencies,
+                                                 path: "Tests/Fuzz/\(fuzzer.target)",
+                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+        package.products.append(.executable(name: fuzzer.product, targets: [fuzzer.target]))
+    }
+}

@@ -266,6 +266,21 @@ import InkAPI
         } catch { Issue.record("\(error)") }
     }
 
+    /// Found by fuzz-config: a table header whose key starts with a character no key starts with,
+    /// a date-time whose time does not start with a digit, an array with '}' after a comma broke
+    /// toml++'s preconditions: assert()s that aborted the kiosk (Vendor/TOMLKit/PATCHES.md).
+    @Test(arguments: ["[?display.\n", "[[[1]]]\n", "[[[a]]\n", "[[=\n", "[ ?x]\n", "mode = \"draw\"\n[=]\n",
+                      "when = 1979-05-27T@:32:00Z\n", "when = 1979-05-27 x\n", "a = [1979-05-27tZ]\n",
+                      "[tools.pen]\npressure_curve = [[1, 0], [0.5,+0.3], [1,} }]]\n", "a = [1,}\n"])
+    func brokenTOMLIsAnErrorNotAnAbort(_ text: String) {
+        do {
+            _ = try KioskConfig.parse(text, file: "k.toml")
+            Issue.record("invalid TOML accepted: \(text)")
+        } catch let e as ConfigError {
+            #expect(e.problems.count == 1 && e.description.hasPrefix("k.toml:") && e.description.contains("not valid TOML"), "\(e)")
+        } catch { Issue.record("\(error)") }
+    }
+
     @Test func checkConfigExitsNonZeroOnABrokenFile() throws {
         let dir = try Fixtures.outputDirectory("config")
         try "[display]\nrotation = 45\n".write(toFile: "\(dir)/bad.toml", atomically: true, encoding: .utf8)

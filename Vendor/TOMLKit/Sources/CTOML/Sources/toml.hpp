@@ -13501,6 +13501,18 @@ TOML_ANON_NAMESPACE_END;
 
 #endif // parser helper macros
 
+// inkkiosk's patch (Vendor/TOMLKit/PATCHES.md): inside the parser, a precondition that the text
+// broke is a parse error, never an assert() abort (nor, with NDEBUG, an assumption the optimiser
+// may build on). fuzz-config found three; this covers the ones not found yet.
+#undef TOML_ASSERT_ASSUME
+#define TOML_ASSERT_ASSUME(expr)                                                                                       \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		if TOML_UNLIKELY(!(expr))                                                                                      \
+			set_error("the parser's check '" #expr "' failed on this text"sv);                                         \
+	}                                                                                                                  \
+	while (false)
+
 TOML_IMPL_NAMESPACE_START
 {
 	TOML_ABI_NAMESPACE_BOOL(TOML_EXCEPTIONS, impl_ex, impl_noex);
@@ -14887,6 +14899,11 @@ TOML_IMPL_NAMESPACE_START
 				set_error_and_return_default("expected space, 'T' or 't', saw '"sv, to_sv(*cp), "'"sv);
 			advance_and_return_if_error_or_eof({});
 
+			// parse_time() assumes a digit here: anything else ('1979-05-27T@') is an error, not a
+			// broken precondition (an assert() abort). inkkiosk's patch.
+			if (!is_decimal_digit(*cp))
+				set_error_and_return_default("expected 2-digit hour, saw '"sv, to_sv(*cp), "'"sv);
+
 			// "HH:MM:SS.FFFFFFFFF"
 			auto time = parse_time(true);
 			return_if_error({});
@@ -15595,6 +15612,14 @@ TOML_IMPL_NAMESPACE_START
 				if (*cp == U']')
 					set_error_and_return_default("tables with blank bare keys are explicitly prohibited"sv);
 
+				// parse_key() assumes a key starts here: anything else ('[?x]', '[[[a]]]', '[[=') is an
+				// error, not a broken precondition (an assert() abort, or undefined behaviour with
+				// NDEBUG). inkkiosk's patch, as upstream's tomlplusplus PR #301.
+				if (!is_bare_key_character(*cp) && !is_string_delimiter(*cp))
+					set_error_and_return_default("expected bare key starting character or string delimiter, saw '"sv,
+												 to_sv(*cp),
+												 "'"sv);
+
 				// get the actual key
 				start_recording();
 				parse_key();
@@ -16166,6 +16191,14 @@ TOML_IMPL_NAMESPACE_START
 	TOML_ABI_NAMESPACE_END; // TOML_EXCEPTIONS
 }
 TOML_IMPL_NAMESPACE_END;
+
+// inkkiosk's patch: TOML_ASSERT_ASSUME as toml++ defines it, outside the parser.
+#undef TOML_ASSERT_ASSUME
+#ifdef NDEBUG
+#define TOML_ASSERT_ASSUME(expr) TOML_ASSUME(expr)
+#else
+#define TOML_ASSERT_ASSUME(expr) TOML_ASSERT(expr)
+#endif
 
 #undef TOML_RETURNS_BY_THROWING
 #undef advance_and_return_if_error

@@ -1,0 +1,11 @@
+// libFuzzer target: a config file's text into the checked config (`KioskConfig.parse`: TOMLKit's
+// parse, then every section's keys, types and ranges, each problem with its line through
+// `TOMLLines`), in memory. Anything may be refused; nothing may trap.
+import InkConfig
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    _ = try? KioskConfig.parse(text, file: "fuzz.toml")
+    return 0
+}

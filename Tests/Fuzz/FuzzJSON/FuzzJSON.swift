@@ -1,0 +1,13 @@
+// libFuzzer target: the JSON body check of POST /signatures (`JSONKeyCheck`), then the whole body
+// decode it guards (`StartBody.decode`: the key check, JSONDecoder, the field checks).
+// Anything may be refused; nothing may trap.
+import FoundationEssentials
+@testable import InkAPI
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let body = Data(UnsafeBufferPointer(start: data, count: size))
+    _ = JSONKeyCheck.check(body)
+    _ = try? StartBody.decode(body)
+    return 0
+}
