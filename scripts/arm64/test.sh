@@ -12,6 +12,8 @@ cd "$(dirname "$0")/../.."
 
 X86=${1:-.build/release/inkkiosk}
 [[ -x $X86 ]] || { echo "arm64: $X86 is missing; run 'make release' first" >&2; exit 1; }
+# The replay comparison reads PNGs with Pillow (python3-pil), which only the VM proof's set has.
+scripts/install-deps.sh --e2e || exit 1
 passed=0 failed=0
 step() {  # step NAME CMD…: runs it, prints its time and verdict
     local name=$1 start=$SECONDS
