@@ -27,6 +27,9 @@ let package = Package(
                        providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // The PDF helper's cage (seccomp through libseccomp, Landlock) and its socket's descriptor passing.
+        .systemLibrary(name: "CCage", path: "Sources/CCage", pkgConfig: "libseccomp",
+                       providers: [.apt(["libseccomp-dev"])]),
         // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
@@ -43,8 +46,12 @@ let package = Package(
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
-        // Worksheets: PDF pages under the ink, drawn by poppler-glib (loaded at the first worksheet, not linked).
-        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", .product(name: "Crypto", package: "swift-crypto")]),
+        // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
+        // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
+        .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
+        // Worksheets: PDF pages under the ink, read and drawn by the PDF helper; the list, the copies, the strikes.
+        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper",
+                                                    .product(name: "Crypto", package: "swift-crypto")]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
@@ -61,10 +68,10 @@ let package = Package(
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
-                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "CLinux"]),
+                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkWorksheet", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "InkWorksheet", "InkPDFHelper", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
@@ -73,7 +80,7 @@ let package = Package(
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "CCairo"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "CCairo"]),
     ]
 )
 

@@ -180,10 +180,12 @@ extension KioskConfig {
         if let t = r.table("limits", in: root, at: "") {
             r.only(["undo_depth", "page_cache_mb", "outbox_keep", "outbox_days", "saves_keep", "saves_days",
                     "worksheet_mb", "worksheet_pages", "worksheets_listed", "worksheet_cache_mb",
-                    "worksheet_copies_mb", "worksheet_stuck_seconds"], in: t, at: "limits")
+                    "worksheet_copies_mb", "worksheet_stuck_seconds", "worksheet_helper_mb", "worksheet_helper_cpu_seconds"], in: t, at: "limits")
             if let v = r.integer("worksheet_cache_mb", in: t, at: "limits", 1...4096) { s.worksheetCacheMB = v }
             if let v = r.integer("worksheet_copies_mb", in: t, at: "limits", 0...65_536) { s.worksheetCopiesMB = v }
             if let v = r.number("worksheet_stuck_seconds", in: t, at: "limits", 1...3600) { s.worksheetStuckSeconds = v }
+            if let v = r.integer("worksheet_helper_mb", in: t, at: "limits", 128...16_384) { s.worksheetHelperMB = v }
+            if let v = r.integer("worksheet_helper_cpu_seconds", in: t, at: "limits", 10...86_400) { s.worksheetHelperCPUSeconds = v }
             if let v = r.integer("worksheet_mb", in: t, at: "limits", 1...1024) { s.worksheetMaxMB = v }
             if let v = r.integer("worksheet_pages", in: t, at: "limits", 1...1000) { s.worksheetMaxPages = v }
             if let v = r.integer("worksheets_listed", in: t, at: "limits", 1...1000) { s.worksheetsListed = v }

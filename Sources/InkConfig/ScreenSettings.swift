@@ -37,6 +37,13 @@ public struct ScreenSettings: Sendable, Equatable {
     public var worksheetCopiesMB = 256
     /// Seconds poppler may spend on one page before the screen says the worksheet is stuck.
     public var worksheetStuckSeconds = 20.0
+    /// The PDF helper's address space (MiB) and CPU time (seconds, over its life; a new one starts after).
+    public var worksheetHelperMB = 512
+    public var worksheetHelperCPUSeconds = 600
+    /// Not in the config: the binary the PDF helper is (the kiosk's own; tests name the built one),
+    /// and whether it must have seccomp (false only under user-mode emulation, which refuses filters).
+    public var pdfHelperExecutable = "/proc/self/exe"
+    public var pdfHelperRequiresSeccomp = true
     public static let defaultAPIAddress = "127.0.0.1:7300"
     /// The local signature API's address ("127.0.0.1:7300", "unix:/run/inkkiosk/api.sock");
     /// nil: no host, the signature screen loops on its own.

@@ -42,8 +42,8 @@ public struct UIText: Sendable, Equatable {
     public var worksheetGone = "The worksheet %@ is no longer on this tablet: its ink is shown on blank pages."
     /// "%@" is the worksheet's name: it is open from the USB stick, which must stay in.
     public var worksheetNotCopied = "%@ could not be copied to this tablet: keep the USB stick in until it is saved."
-    /// "%@" is the worksheet's file name: poppler has been drawing one of its pages for too long.
-    public var worksheetStuck = "%@ takes too long to draw. Drawing goes on; restart the tablet to use other worksheets."
+    /// "%@" is the page's number: the PDF reader took longer than worksheet_stuck_seconds on it and was stopped.
+    public var worksheetStuck = "Page %@ took too long to draw and is left blank. Drawing goes on."
     /// "%@" is the reason; the notebook shown stays.
     public var worksheetNotOpened = "The pages could not be saved (%@), so the worksheet was not opened."
     // Both

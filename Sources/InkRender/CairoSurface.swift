@@ -111,6 +111,31 @@ final class CairoByteSink {
     }
 }
 
+/// Writes what cairo makes straight to a descriptor; the first failure is kept (with its errno).
+final class CairoDescriptorSink {
+    let fd: Int32
+    private(set) var failed: Int32?
+    init(fd: Int32) { self.fd = fd }
+
+    static let write: cairo_write_func_t = { closure, bytes, length in
+        guard let closure else { return CAIRO_STATUS_WRITE_ERROR }
+        let sink = Unmanaged<CairoDescriptorSink>.fromOpaque(closure).takeUnretainedValue()
+        guard sink.failed == nil else { return CAIRO_STATUS_WRITE_ERROR }
+        var done = 0
+        while let bytes, done < Int(length) {
+            let n = Glibc.write(sink.fd, bytes + done, Int(length) - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { sink.failed = n < 0 ? errno : EIO; return CAIRO_STATUS_WRITE_ERROR }
+            done += n
+        }
+        return CAIRO_STATUS_SUCCESS
+    }
+
+    func check() throws {
+        if let failed { throw RenderError("cannot write the file: \(String(cString: strerror(failed))) (errno \(failed))") }
+    }
+}
+
 /// An owned cairo drawing context.
 final class CairoContext {
     let cr: OpaquePointer

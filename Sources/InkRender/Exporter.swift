@@ -139,6 +139,34 @@ public struct Exporter {
         try finish(surface, sheets, path)
     }
 
+    /// The SVG `svg(_:to:)` writes, written to `fd` (a file another process opened).
+    public func svg(_ strokes: [Stroke], toDescriptor fd: Int32) throws {
+        let sink = CairoDescriptorSink(fd: fd)
+        try withExtendedLifetime(sink) {
+            guard let surface = cairo_svg_surface_create_for_stream(CairoDescriptorSink.write, Unmanaged.passUnretained(sink).toOpaque(),
+                                                                    vectorPage.width, vectorPage.height) else {
+                throw RenderError("cannot create an SVG surface")
+            }
+            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
+            try finish(surface, strokes, "the SVG")
+        }
+        try sink.check()
+    }
+
+    /// The PDF `pdf(sheets:to:)` writes, written to `fd` (a file another process opened).
+    public static func pdf(sheets: [(exporter: Exporter, strokes: [Stroke])], toDescriptor fd: Int32) throws {
+        let first = sheets.first?.exporter.vectorPage ?? (width: 1, height: 1)
+        let sink = CairoDescriptorSink(fd: fd)
+        try withExtendedLifetime(sink) {
+            guard let surface = cairo_pdf_surface_create_for_stream(CairoDescriptorSink.write, Unmanaged.passUnretained(sink).toOpaque(),
+                                                                    first.width, first.height) else {
+                throw RenderError("cannot create a PDF surface")
+            }
+            try finish(surface, sheets, "the PDF")
+        }
+        try sink.check()
+    }
+
     private func finish(_ surface: OpaquePointer, _ strokes: [Stroke], _ path: String) throws {
         try Self.finish(surface, [(self, strokes)], path)
     }

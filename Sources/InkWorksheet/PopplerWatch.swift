@@ -2,82 +2,55 @@ import FoundationEssentials
 import Glibc
 import InkCore
 import InkStorage
+import InkPDFHelper
 
-/// A PDF that crashes poppler must not take the tablet down for good: the journal opens the
-/// notebook's worksheet again at every start, so such a file would crash the kiosk at every
-/// restart. Before poppler reads a file, the file is named in a note beside the worksheets
-/// (`.in-poppler-THREAD`, one per thread); a return from poppler removes the note. A note still
-/// there when the kiosk next runs means it died inside poppler with that file: a strike against
-/// what poppler was doing (opening it, or drawing page n). A file with `strikesToRefuse` strikes
-/// against one of them is not given to poppler again. A kill or a power cut that happens to
-/// fall inside poppler is one strike, and the same work done again without dying forgives it.
+/// A PDF that crashes or stalls the PDF reader is not handed to it for ever: poppler runs in
+/// a helper process (`PDFHelper`), so a crash costs the helper, not the kiosk, but the
+/// journal opens the notebook's worksheet again at every start and a class would watch it
+/// fail again and again. Each crash or stall is a strike against what the helper was doing
+/// (opening the file, or drawing page n), kept in `.poppler-strikes` beside the worksheets; a
+/// file with `strikesToRefuse` strikes against one of them is not given to the helper again
+/// (a new copy of the file starts afresh). The same work done again without failing forgives it.
 public final class PopplerWatch: @unchecked Sendable {
     public static let strikesToRefuse = 2
     /// Files with strikes, remembered at most (the oldest forgotten first).
     static let remembered = 100
-    /// Where the notes and the strikes live (the tablet's own worksheet folder).
+    /// Where the strikes live (the tablet's own worksheet folder).
     public let directory: String
     private let lock = Lock()
-    /// Strikes per file (path, inode and size: a file replaced starts afresh), in
-    /// the order they were first counted; nil until first needed (read on poppler's threads).
+    /// Strikes per file (path, inode and size: a file replaced starts afresh) and part, in the
+    /// order they were first counted; nil until first needed.
     private var strikes: [(file: String, count: Int)]?
-    private var usable = true
-    /// What poppler is doing now, per thread (its note): which file, which page, since when.
-    private var busy: [String: (path: String, page: Int, since: Double)] = [:]
 
     public init(directory: String) { self.directory = directory }
 
     private var strikesFile: String { "\(directory)/.poppler-strikes" }
 
-    /// Runs `read` (poppler opening `path`, `page` 0, or drawing page `page`) with the note in
-    /// place. Throws without running it when the file has stopped the kiosk too often.
+    /// Runs `read` (the helper opening `path`, `page` 0, or drawing page `page`). Throws without
+    /// running it when the file has failed too often; a crash or a stall of the helper is a strike.
     public func around<T>(_ path: String, page: Int, _ read: () throws -> T) throws -> T {
         let identity = Self.identity(path)
-        let (note, file) = self.note(identity: identity, page: page)
-        let noted: Bool = try lock.withLock {
+        let part = "\(identity) #\(page)"
+        try lock.withLock {
             loadIfNeeded()
             let count = mostStrikes(identity)
             if count >= Self.strikesToRefuse {
                 throw WorksheetError(kind: .crashedBefore, path: path,
-                                     detail: "the tablet stopped \(count) times while reading this PDF; it is not opened "
+                                     detail: "the PDF reader failed \(count) times on this PDF; it is not opened "
                                              + "again (a new copy of the file can be tried)")
             }
-            busy[note] = (path, page, monotonicNow())
-            return usable && Self.write(note, file)
         }
-        defer {   // poppler returned (with a page or an error): no crash
-            if noted { unlink(note) }
-            lock.withLock { busy[note] = nil; forgive(file) }
+        do {
+            let result = try read()
+            lock.withLock { forgive(part) }
+            return result
+        } catch let failure as PDFHelper.Failure {
+            switch failure {
+            case .crashed, .stuck: lock.withLock { strike(part) }
+            case .unavailable, .refused: break
+            }
+            throw failure
         }
-        return try read()
-    }
-
-    /// When the oldest poppler call under way began (monotonic seconds), if one is.
-    public var busySince: Double? { lock.withLock { busy.values.map(\.since).min() } }
-
-    /// A poppler call that has run for more than `seconds` (a PDF that makes it loop): which
-    /// file, which page (0: opening it), and for how long. It cannot be stopped; a restart
-    /// ends it, and its note makes that a strike.
-    public func stuck(after seconds: Double) -> (path: String, page: Int, seconds: Double)? {
-        let now = monotonicNow()
-        return lock.withLock {
-            busy.values.filter { now - $0.since >= seconds }.min { $0.since < $1.since }.map { ($0.path, $0.page, now - $0.since) }
-        }
-    }
-
-    /// This thread's note while poppler reads page `page` of `path` (0: opens it): where, and what it says.
-    func note(_ path: String, page: Int) -> (path: String, text: String) { note(identity: Self.identity(path), page: page) }
-
-    private func note(identity: String, page: Int) -> (path: String, text: String) {
-        ("\(directory)/.in-poppler-\(pthread_self())", "\(identity) #\(page)")
-    }
-
-    /// No sync: the note is for a crash of this process, which the kernel's page cache outlives.
-    private static func write(_ path: String, _ text: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return (try? DurableFile.writeAll(fd, Array(text.utf8), path)) != nil
     }
 
     /// The most strikes counted against one part of `path` (for tests and the log).
@@ -93,31 +66,30 @@ public final class PopplerWatch: @unchecked Sendable {
         strikes?.filter { $0.file.hasPrefix(identity + " #") }.map(\.count).max() ?? 0
     }
 
-    /// The strikes file, plus a strike for every note a dead kiosk left behind.
     private func loadIfNeeded() {
         guard strikes == nil else { return }
-        var known: [(file: String, count: Int)] = []
-        if let text = try? String(contentsOfFile: strikesFile, encoding: .utf8) { known = Self.parseStrikes(text) }
-        let notes = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".in-poppler-") }
-        for name in notes {
-            let path = "\(directory)/\(name)"
-            if let file = try? String(contentsOfFile: path, encoding: .utf8), !file.isEmpty {
-                if let i = known.firstIndex(where: { $0.file == file }) { known[i].count += 1 } else { known.append((file, 1)) }
-            }
-            unlink(path)
+        let text = try? String(contentsOfFile: strikesFile, encoding: .utf8)
+        strikes = Array((text.map(Self.parseStrikes) ?? []).suffix(Self.remembered))
+        // Notes of kiosks that ran poppler in their own process: gone with it (no strike any more).
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []) where name.hasPrefix(".in-poppler-") {
+            unlink("\(directory)/\(name)")
         }
-        strikes = Array(known.suffix(Self.remembered))
-        if !notes.isEmpty { save() }
-        usable = (try? DurableFile.prepareDirectory(directory)) != nil
     }
 
-    private func forgive(_ file: String) {
-        guard let i = strikes?.firstIndex(where: { $0.file == file }) else { return }
+    private func strike(_ part: String) {
+        if let i = strikes?.firstIndex(where: { $0.file == part }) { strikes?[i].count += 1 } else { strikes?.append((part, 1)) }
+        strikes = strikes.map { Array($0.suffix(Self.remembered)) }
+        save()
+    }
+
+    private func forgive(_ part: String) {
+        guard let i = strikes?.firstIndex(where: { $0.file == part }) else { return }
         strikes?.remove(at: i)
         save()
     }
 
     private func save() {
+        _ = try? DurableFile.prepareDirectory(directory)
         try? DurableFile.replace(strikesFile, with: Array(Self.strikesText(strikes ?? []).utf8), mode: 0o600)
     }
 

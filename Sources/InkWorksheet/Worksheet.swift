@@ -1,13 +1,19 @@
+import CCairo
 import FoundationEssentials
 import Glibc
 import InkCore
+import InkPDFHelper
 import InkRender
 
 /// What is wrong with a worksheet file, said so that a teacher can act on it.
 public struct WorksheetError: Error, CustomStringConvertible, Equatable {
     public enum Kind: Sendable, Equatable {
         case unreadable, tooLarge, notPDF, damaged, passwordProtected, empty, tooManyPages, noSuchPage, noPoppler
-        /// poppler crashed the kiosk with this file before (`PopplerWatch`).
+        /// The PDF reader (the helper process) crashed on this file: the kiosk goes on.
+        case crashed
+        /// The PDF reader took longer than `worksheet_stuck_seconds` on it and was stopped.
+        case stuck
+        /// The file crashed or stalled the PDF reader `PopplerWatch.strikesToRefuse` times: not opened again.
         case crashedBefore
         /// A link (on a stick it could point at any PDF the kiosk can read), never followed.
         case link
@@ -23,7 +29,9 @@ public struct WorksheetError: Error, CustomStringConvertible, Equatable {
     public var description: String { "\(WorksheetFile.printable(path)): \(detail)" }
 }
 
-/// A PDF a teacher handed out, opened to be written on: its pages go under the ink.
+/// A PDF a teacher handed out, opened to be written on: its pages go under the ink. poppler
+/// reads it in the PDF helper (`PDFHelper`, a caged process); the kiosk holds the checked
+/// file's descriptor, to open it again in a new helper if the last one died.
 public final class Worksheet: @unchecked Sendable {
     /// What a kiosk opens at most: bigger files or more pages are refused with a message.
     public struct Limits: Sendable, Equatable {
@@ -43,83 +51,64 @@ public final class Worksheet: @unchecked Sendable {
         return Self.fileName(path)
     }
 
-    private let poppler: Poppler
-    private let document: OpaquePointer
-    /// Keeps a file that crashes poppler from crashing the kiosk at every start (nil: unwatched).
+    let helper: PDFHelper
+    /// Counts the helper's crashes and stalls on a file; refuses one that had too many (nil: unwatched).
     let watch: PopplerWatch?
+    /// The file as the helper has it open (the kiosk keeps its descriptor, to open it again in a new helper).
+    let document: HelperDocument
 
-    public init(path: String, limits: Limits = Limits(), watch: PopplerWatch? = nil) throws {
+    public init(path: String, limits: Limits = Limits(), watch: PopplerWatch? = nil, helper: PDFHelper) throws {
         func fail(_ kind: WorksheetError.Kind, _ detail: String) -> WorksheetError {
             WorksheetError(kind: kind, path: path, detail: detail)
         }
         // Looked at with lstat, opened without following a link, checked to be what was looked at.
         let (fd, info) = try WorksheetFile.open(path)
-        var fdOwned = true   // until poppler takes it
-        defer { if fdOwned { close(fd) } }
+        defer { close(fd) }
         guard info.st_size > 0 else { throw fail(.empty, "the file is empty") }
         guard info.st_size <= limits.maxBytes else {
             throw fail(.tooLarge, "\(info.st_size / 1_048_576) MiB; worksheets may have at most \(limits.maxBytes / 1_048_576) MiB")
         }
         guard Self.startsLikeAPDF(fd) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
-        let poppler: Poppler
-        switch Poppler.shared {
-        case .success(let p): poppler = p
-        case .failure(let why): throw fail(.noPoppler, why.text)
-        }
-        var error: UnsafeMutableRawPointer?
-        // poppler reads the descriptor checked here, never the path again (a link could be put there meanwhile).
-        let read: () -> OpaquePointer?
-        var uri: UnsafeMutablePointer<CChar>?
-        defer { if let uri { poppler.free(uri) } }
-        if let newFromFd = poppler.newFromFd {
-            read = { fdOwned = false; return newFromFd(fd, nil, &error) }   // poppler owns (and closes) it from here
-        } else {
-            // poppler before 21.12: the descriptor by its name in /proc, which is the file opened, not a path looked up again.
-            uri = poppler.filenameToURI("/proc/self/fd/\(fd)", nil, &error)
-            guard let uri else {
-                let message = poppler.take(error)?.message ?? "?"
-                throw fail(.unreadable, "cannot name it as a URI: \(message)")
-            }
-            read = { poppler.newFromFile(uri, nil, &error) }
-        }
-        let opened = try watch.map { try $0.around(path, page: 0, read) } ?? read()
-        guard let document = opened else {
-            let e = poppler.take(error)
-            // POPPLER_ERROR: 0 invalid, 1 encrypted, 2 cannot open, 3 bad catalog, 4 damaged.
-            if e?.domain == poppler.errorQuark() && e?.code == 1 {
-                throw fail(.passwordProtected, "the PDF is protected by a password; save it without one to use it as a worksheet")
-            }
-            throw fail(.damaged, "the PDF cannot be read (\(e?.message ?? "damaged"))")
-        }
-        let pages = Int(poppler.pageCount(document))
-        guard pages > 0 else { poppler.unref(UnsafeMutableRawPointer(document)); throw fail(.empty, "the PDF has no pages") }
-        guard pages <= limits.maxPages else {
-            poppler.unref(UnsafeMutableRawPointer(document))
-            throw fail(.tooManyPages, "\(pages) pages; worksheets may have at most \(limits.maxPages)")
-        }
+        // The helper reads the descriptor checked here, never the path (a link could be put there meanwhile).
+        document = try Self.asking(path, page: 0, watch: watch) { try helper.open(fd, maxPages: limits.maxPages) }
         self.path = path
-        self.poppler = poppler
-        self.document = document
+        self.helper = helper
         self.watch = watch
-        pageCount = pages
-        if let t = poppler.getTitle(document) {
-            // A title is shown, logged and makes a save's name: its control characters become spaces.
-            title = String(String.UnicodeScalarView(String(cString: t).unicodeScalars.map { WorksheetFile.isControl($0) ? " " : $0 }))
-            poppler.free(t)
-        } else {
-            title = nil
-        }
+        pageCount = document.pages
+        // A title is shown, logged and makes a save's name: its control characters become spaces.
+        title = document.title.map { String(String.UnicodeScalarView($0.unicodeScalars.map { WorksheetFile.isControl($0) ? " " : $0 })) }
     }
-
-    deinit { poppler.unref(UnsafeMutableRawPointer(document)) }
 
     /// Page `number`, 1 for the first.
     public func page(_ number: Int) throws -> WorksheetPage {
-        guard (1...pageCount).contains(number), let page = poppler.getPage(document, Int32(number - 1)) else {
+        guard (1...pageCount).contains(number) else {
             throw WorksheetError(kind: .noSuchPage, path: path,
                                  detail: "has \(pageCount) page\(pageCount == 1 ? "" : "s"); there is no page \(number)")
         }
-        return WorksheetPage(number: number, page: page, worksheet: self, poppler: poppler)
+        var request = HelperRequest(.page)
+        request.page = number
+        let reply = try Self.asking(path, page: number, watch: watch) { try helper.ask(request, on: document) }
+        return WorksheetPage(number: number, width: reply.width ?? 595, height: reply.height ?? 842, worksheet: self)
+    }
+
+    /// Runs a request about page `page` of `path` (0: opening it) through the watch, its
+    /// failures said as worksheet errors.
+    static func asking<T>(_ path: String, page: Int, watch: PopplerWatch?, _ body: () throws -> T) throws -> T {
+        do {
+            return try watch.map { try $0.around(path, page: page, body) } ?? body()
+        } catch let f as PDFHelper.Failure {
+            let which = page == 0 ? "opening it" : "on page \(page)"
+            switch f {
+            case .crashed: throw WorksheetError(kind: .crashed, path: path, detail: "\(f) \(which); the tablet goes on without it")
+            case .stuck: throw WorksheetError(kind: .stuck, path: path, detail: "\(f) \(which); the page is left blank")
+            case .unavailable: throw WorksheetError(kind: .noPoppler, path: path, detail: "\(f)")
+            case .refused(let problem, let detail):
+                let kinds: [PDFProblem: WorksheetError.Kind] = [.damaged: .damaged, .passwordProtected: .passwordProtected,
+                                                                .empty: .empty, .tooManyPages: .tooManyPages,
+                                                                .noSuchPage: .noSuchPage, .noPoppler: .noPoppler]
+                throw WorksheetError(kind: kinds[problem] ?? .damaged, path: path, detail: detail)
+            }
+        }
     }
 
     private static func startsLikeAPDF(_ fd: Int32) -> Bool {
@@ -131,34 +120,53 @@ public final class Worksheet: @unchecked Sendable {
     }
 }
 
-/// One page of a worksheet, drawn by poppler under the ink.
+/// One page of a worksheet under the ink. The helper draws it into shared memory, which is
+/// painted where the caller's cairo context points (a screen's paper, a thumbnail, a PNG).
+/// Files with vectors (PDF, SVG) are written by the helper itself: `AnnotatedFile`.
 public final class WorksheetPage: PageBackdrop, @unchecked Sendable {
     public let number: Int
     public let pageWidth: Double
     public let pageHeight: Double
-    private let page: OpaquePointer
-    private let poppler: Poppler
     /// The document stays open while one of its pages is in use.
-    private let worksheet: Worksheet
+    let worksheet: Worksheet
+    private let lock = Lock()
+    private var lastFailure: WorksheetError?
 
-    init(number: Int, page: OpaquePointer, worksheet: Worksheet, poppler: Poppler) {
-        self.number = number
-        self.page = page
-        self.worksheet = worksheet
-        self.poppler = poppler
-        var w = 0.0, h = 0.0
-        poppler.pageSize(page, &w, &h)
-        pageWidth = w
-        pageHeight = h
+    init(number: Int, width: Double, height: Double, worksheet: Worksheet) {
+        self.number = number; pageWidth = width; pageHeight = height; self.worksheet = worksheet
     }
 
-    deinit { poppler.unref(UnsafeMutableRawPointer(page)) }
+    /// Why the last drawing left the page blank, once (then forgotten).
+    public func takeFailure() -> WorksheetError? { lock.withLock { defer { lastFailure = nil }; return lastFailure } }
 
     public func draw(in cr: OpaquePointer, printing: Bool) {
-        // Printing: what the page shows on paper (annotations meant for the screen left out);
-        // cairo's PDF surface then keeps its text as text and its drawings as vectors.
-        let render = printing ? poppler.renderForPrinting : poppler.render
-        guard let watch = worksheet.watch else { return render(page, cr) }
-        _ = try? watch.around(worksheet.path, page: number) { render(page, cr) }   // refused: the paper stays blank
+        do {
+            try drawing(in: cr, printing: printing)
+        } catch {
+            let e = error as? WorksheetError
+                ?? WorksheetError(kind: .damaged, path: worksheet.path, detail: "page \(number): \(error)")
+            lock.withLock { lastFailure = e }
+        }
+    }
+
+    private func drawing(in cr: OpaquePointer, printing: Bool) throws {
+        let target = cairo_get_target(cr)
+        guard cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE else {
+            throw WorksheetError(kind: .unreadable, path: worksheet.path,
+                                 detail: "page \(number) can only be drawn into images here; files are written by the PDF reader")
+        }
+        let width = Int(cairo_image_surface_get_width(target)), height = Int(cairo_image_surface_get_height(target))
+        var matrix = cairo_matrix_t()
+        cairo_get_matrix(cr, &matrix)
+        try Worksheet.asking(worksheet.path, page: number, watch: worksheet.watch) {
+            try worksheet.helper.render(worksheet.document, page: number, matrix: matrix, width: width, height: height,
+                                        printing: printing) { image in
+                cairo_save(cr)
+                cairo_identity_matrix(cr)
+                cairo_set_source_surface(cr, image, 0, 0)
+                cairo_paint(cr)
+                cairo_restore(cr)
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import FoundationEssentials
 import Glibc
 import InkCore
+import InkPDFHelper
 import InkRender
 
 /// The worksheets a class may open: the PDFs in the configured folders (the tablet's own, and
@@ -15,20 +16,22 @@ public struct WorksheetShelf: Sendable {
     /// RAM for the papers of the worksheet's pages around the one shown.
     public var cacheBytes: Int
     /// poppler on one call longer than this is stuck (the screen says so).
-    public var stuckSeconds = 20.0
 
     /// Where worksheets opened from the stick are kept (`copies` in the tablet's own folder),
     /// and how much of the tablet's disk they may take; nil: no stick is configured.
     public var copies: WorksheetCopies?
     /// Files that crashed poppler (its notes and strikes live in the tablet's own folder).
     public let watch: PopplerWatch
+    /// The caged process poppler runs in (started at the first PDF, again after it died).
+    public let helper: PDFHelper
 
     /// `folders[0]` is the tablet's own folder; any others (a USB stick) are only read.
     public init(folders: [String], limits: Worksheet.Limits = Worksheet.Limits(), maxListed: Int = 60, cacheMB: Int = 24,
-                copiesMB: Int = 256) {
+                copiesMB: Int = 256, helper: PDFHelper = PDFHelper()) {
         self.folders = folders; self.limits = limits; self.maxListed = maxListed; cacheBytes = cacheMB << 20
         copies = folders.count > 1 ? WorksheetCopies(folder: Self.join(folders[0], "copies"), maxBytes: copiesMB << 20) : nil
         watch = PopplerWatch(directory: folders[0])
+        self.helper = helper
     }
 
     /// One PDF as the list shows it: its name and page count and first page, or why it cannot be used.
@@ -58,8 +61,10 @@ public struct WorksheetShelf: Sendable {
     /// One PDF read for the list: its title, page count and first page, or what is wrong with it.
     public func entry(_ path: String, thumbnailHeight: Int) -> Entry {
         do {
-            let sheet = try Worksheet(path: path, limits: limits, watch: watch)
-            let thumbnail = try? Exporter.thumbnail(try sheet.page(1), height: thumbnailHeight)
+            let sheet = try Worksheet(path: path, limits: limits, watch: watch, helper: helper)
+            let first = try sheet.page(1)
+            let thumbnail = try Exporter.thumbnail(first, height: thumbnailHeight)
+            if let failed = first.takeFailure() { throw failed }
             return Entry(path: path, name: sheet.name, pages: sheet.pageCount, thumbnail: thumbnail, problem: nil)
         } catch let e as WorksheetError {
             return Entry(path: path, name: Worksheet.shownName(path), pages: 0, thumbnail: nil, problem: e)
@@ -107,14 +112,14 @@ public struct WorksheetShelf: Sendable {
     /// is copied to the tablet and opened from there; if that fails it is opened where it is,
     /// and `notCopied` says why (its pages then need the stick).
     public func open(_ path: String) throws -> (sheet: Worksheet, ref: WorksheetRef, notCopied: String?) {
-        let sheet = try Worksheet(path: path, limits: limits, watch: watch)
+        let sheet = try Worksheet(path: path, limits: limits, watch: watch, helper: helper)
         let ref = try sheet.reference(limits: limits)
         guard let copies, isOnStick(path) else { return (sheet, ref, nil) }
         do {
             let local = try copies.keep(path, sha256: ref.sha256)
             var kept = ref
             kept.file = local
-            return (try Worksheet(path: local, limits: limits, watch: watch), kept, nil)
+            return (try Worksheet(path: local, limits: limits, watch: watch, helper: helper), kept, nil)
         } catch {
             return (sheet, ref, "\(error)")
         }

@@ -9,6 +9,7 @@ import InkRender
 import InkDisplay
 import InkKiosk
 import InkPipeline
+import InkPDFHelper
 import InkWorksheet
 
 struct ReplayCommand: ParsableCommand {
@@ -88,7 +89,9 @@ struct ReplayCommand: ParsableCommand {
         // A worksheet that cannot be used stops the replay before it starts.
         let sheetPage: WorksheetPage? = try worksheet.map { path in
             // Any worksheet a kiosk could open at all (the config's limits are a kiosk's).
-            do { return try Worksheet(path: path, limits: Worksheet.Limits(maxMB: 1024, maxPages: 1000)).page(page ?? 1) } catch let e as WorksheetError {
+            do {
+                return try Worksheet(path: path, limits: Worksheet.Limits(maxMB: 1024, maxPages: 1000), helper: PDFHelper()).page(page ?? 1)
+            } catch let e as WorksheetError {
                 throw CleanExit.message("worksheet \(e)", code: 1)
             }
         }
@@ -130,8 +133,13 @@ struct ReplayCommand: ParsableCommand {
             }
             written.append(png)
         }
-        if let svg { try exporter(.color(.white)).svg(pipeline.document.strokes, to: svg); written.append(svg) }
-        if let pdf { try exporter(.color(.white)).pdf(pipeline.document.strokes, to: pdf); written.append(pdf) }
+        // Over a worksheet, the PDF helper writes them (and draws the PNG's page): its failure stops the replay.
+        for (format, path) in [(AnnotatedFile.Format.svg, svg), (.pdf, pdf)] {
+            guard let path else { continue }
+            _ = try DurableFile.produced(path, mode: 0o644) { try AnnotatedFile.write(format, [(exporter(.color(.white)), pipeline.document.strokes)], to: $0) }
+            written.append(path)
+        }
+        if let failed = sheetPage?.takeFailure() { throw CleanExit.message("worksheet \(failed)", code: 1) }
 
         if let capture, let recording {
             try FileManager.default.createDirectory(atPath: capture, withIntermediateDirectories: true)

@@ -6,7 +6,9 @@ import InkCore
 import InkDisplay
 import InkKiosk
 import InkPipeline
+import InkPDFHelper
 import InkRender
+import InkStorage
 import InkWorksheet
 
 /// `inkkiosk worksheet-bench`: what a worksheet costs the classroom at a screen size: a page's
@@ -49,35 +51,49 @@ struct WorksheetBenchCommand: ParsableCommand {
         var blankFrameMs: Summary?
         var worksheetFrameMs: Summary?
         var peakRSSMiB: Double
+        /// The PDF helper started (its cage entered) and the file opened in it.
+        var helperStartAndOpenMs: Double
+        /// Save's annotated PDF (every page, with its ink), written by the helper; its size.
+        var saveMs: Summary
+        var savedKiB: Double
+        var helperPeakRSSMiB: Double
     }
 
     func run() throws {
-        // poppler watched as in the kiosk: a note written before each page and removed after
-        // (PopplerWatch), here in a folder of its own on the same disk as the kiosk's data.
+        // poppler in its helper process and watched as in the kiosk (PopplerWatch), here with a
+        // folder of its own on the same disk as the kiosk's data.
         var folder = Array("/var/tmp/inkkiosk-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&folder) else { throw CleanExit.message("cannot make a folder in /var/tmp", code: 1) }
         let watchFolder = String(cString: made)
         defer { try? FileManager.default.removeItem(atPath: watchFolder) }
+        let helper = PDFHelper()
         let sheet: Worksheet
+        let clock = ContinuousClock()
+        let opening = clock.now
         do {
             sheet = try Worksheet(path: worksheet, limits: Worksheet.Limits(maxMB: 1024, maxPages: 1000),
-                                  watch: PopplerWatch(directory: watchFolder))
+                                  watch: PopplerWatch(directory: watchFolder), helper: helper)
         } catch let e as WorksheetError {
             throw CleanExit.message("worksheet \(e)", code: 1)
         }
+        let openMs = (clock.now - opening).inSeconds * 1000
         var screen = ScreenSettings()
         screen.mode = .classroom
         guard let classroom = screen.makeScreen(metrics: screen.metrics(size: size, widthMM: 0)) as? ClassroomScreen else { return }
         let area = classroom.pageArea
         let pages = min(sheet.pageCount, 20)
-        let clock = ContinuousClock()
         func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
             let start = clock.now
             let value = try body()
             return (value, (clock.now - start).inSeconds * 1000)
         }
         func paper(_ n: Int) throws -> (PageSnapshot, Double) {
-            try timed { try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(n), pageArea: area).paper() }
+            try timed {
+                let page = try sheet.page(n)
+                let paper = try Exporter(size: size, background: .color(.white), backdrop: page, pageArea: area).paper()
+                if let failed = page.takeFailure() { throw CleanExit.message("worksheet \(failed)", code: 1) }
+                return paper
+            }
         }
         var papers: [PageSnapshot] = []
         var paperMs: [Double] = []
@@ -126,6 +142,22 @@ struct WorksheetBenchCommand: ParsableCommand {
             cold.append(paperTime + ms)
         }
 
+        // Save: the annotated PDF of every page with its ink, written by the helper (as Save does).
+        var saveMs: [Double] = []
+        let sheetPages = try (1...pages).map { try sheet.page($0) }
+        let sheets = pipeline.notebook.pages.prefix(pages).enumerated().map { i, page in
+            (exporter: Exporter(size: size, background: .color(.white), backdrop: sheetPages[i], pageArea: area), strokes: page.strokes)
+        }
+        let saved = "\(watchFolder)/saved.pdf"
+        for _ in 0..<5 {
+            saveMs.append(try timed {
+                _ = try DurableFile.produced(saved, mode: 0o644) { try AnnotatedFile.write(.pdf, sheets, to: $0) }
+            }.1)
+        }
+        var info = stat()
+        let savedKiB = stat(saved, &info) == 0 ? Double(info.st_size) / 1024 : 0
+        let helperPeakMiB = Double(try helper.peakKiB() ?? 0) / 1024
+
         var blank: Summary?, over: Summary?
         if let recording {
             func frames(on paper: PageSnapshot?) throws -> Summary {
@@ -149,7 +181,8 @@ struct WorksheetBenchCommand: ParsableCommand {
                             pageArea: "\(Int(area.width))x\(Int(area.height))+\(Int(area.minX))+\(Int(area.minY))",
                             paperMs: Summary(paperMs), paperKiB: Summary(papers.map { Double($0.bytes) / 1024 }),
                             turnFirstVisitMs: Summary(first), turnAgainMs: Summary(again), turnColdMs: Summary(cold),
-                            blankFrameMs: blank, worksheetFrameMs: over, peakRSSMiB: ProcessMemory.peakMiB())
+                            blankFrameMs: blank, worksheetFrameMs: over, peakRSSMiB: ProcessMemory.peakMiB(),
+                            helperStartAndOpenMs: openMs, saveMs: Summary(saveMs), savedKiB: savedKiB, helperPeakRSSMiB: helperPeakMiB)
         printReadable(report)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -167,6 +200,8 @@ struct WorksheetBenchCommand: ParsableCommand {
             print("  frame render, ink on blank paper      \(f3(b))")
             print("  frame render, ink on a worksheet page \(f3(w))   ratio of medians \(String(cFormat: "%.2f", b.median > 0 ? w.median / b.median : 0))")
         }
+        print("  PDF helper                  started and the file opened in \(String(cFormat: "%.1f", r.helperStartAndOpenMs)) ms; peak RSS \(String(cFormat: "%.1f", r.helperPeakRSSMiB)) MiB")
+        print("  Save (annotated PDF, \(r.pages) pages) \(f(r.saveMs))   \(String(cFormat: "%.0f", r.savedKiB)) KiB")
         print("  memory                      peak RSS \(String(cFormat: "%.1f", r.peakRSSMiB)) MiB (this benchmark: every page's paper, three pipelines and four replays at once)")
     }
 }

@@ -5,6 +5,7 @@ import InkCore
 import InkRender
 import InkDisplay
 import InkKiosk
+import InkPDFHelper
 @testable import InkPipeline
 
 /// The screen size the recordings' tablet (224 × 140 mm) maps onto exactly.
@@ -17,6 +18,18 @@ enum Fixtures {
     /// build directory (.build/debug, or .build-arm64/… for the cross-built tests).
     static let inkkioskBinary = URL(fileURLWithPath: Swift.CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("inkkiosk").path
+
+    /// Run by qemu-aarch64 (the cross-built tests): no seccomp filters there (the emulator refuses them).
+    static let emulated = ProcessInfo.processInfo.environment["QEMU_LD_PREFIX"] != nil
+
+    /// The PDF helper as the kiosk starts it, from the `inkkiosk` built with these tests.
+    static var pdfHelperLaunch: PDFHelper.Launch {
+        var launch = PDFHelper.Launch(executable: inkkioskBinary)
+        launch.requireSeccomp = !emulated
+        return launch
+    }
+    /// One helper for the tests that do not look at it (its requests are one at a time).
+    static let pdfHelper = PDFHelper(launch: pdfHelperLaunch)
 
     static func recording(_ name: String) throws -> Recording {
         try InklogReader.read(contentsOf: testsDirectory.appendingPathComponent("Recordings/\(name).inklog"))

@@ -168,11 +168,6 @@ import InkStorage
     let dir: String
     init() throws { dir = try Fixtures.outputDirectory("worksheet-strikes-\(UUID().uuidString.prefix(8))") }
 
-    func diedInPoppler(_ folder: String, _ path: String, page: Int) throws {
-        let note = PopplerWatch(directory: folder).note(path, page: page)
-        try Worksheets.write(note.path, Array(note.text.utf8))
-    }
-
     @Test func anyNameRoundTrips() {
         for name in ["/s/maps.pdf 12 34 #2", "/s/a\nb.pdf 1 2 #0", "100%.pdf", "%41%", "tab\there\r\n", "Brüche 分数 𠀀",
                      "\u{7F}\u{85}\u{0}", " leading space", ""] {
@@ -200,8 +195,8 @@ import InkStorage
         let watch = PopplerWatch(directory: folder)
         #expect(watch.strikes(for: path) == 2)
         #expect(refusalKind { try Worksheet(path: path, watch: watch) } == .crashedBefore)
-        try diedInPoppler(folder, "\(folder)/other.pdf", page: 0)
-        #expect(PopplerWatch(directory: folder).strikes(for: path) == 2, "read, a note counted, written again")
+        HelperFault.strike(watch, "\(folder)/other.pdf", page: 0)
+        #expect(PopplerWatch(directory: folder).strikes(for: path) == 2, "read, a strike added, written again")
         let written = try String(contentsOfFile: "\(folder)/.poppler-strikes", encoding: .utf8)
         #expect(written.hasPrefix(PopplerWatch.strikesHeader + "\n") && written.contains("50%2541 maps.pdf"), "\(written)")
     }
@@ -210,9 +205,9 @@ import InkStorage
         let folder = "\(dir)/sheets", path = "\(folder)/crash\nme.pdf"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Worksheets.make(path, pages: 2, title: "Crash")
-        try diedInPoppler(folder, path, page: 1)
+        HelperFault.strike(PopplerWatch(directory: folder), path, page: 1)
         #expect(PopplerWatch(directory: folder).strikes(for: path) == 1)
-        try diedInPoppler(folder, path, page: 1)
+        HelperFault.strike(PopplerWatch(directory: folder), path, page: 1)
         let watch = PopplerWatch(directory: folder)
         #expect(watch.strikes(for: path) == 2, "the strikes add up across restarts")
         let text = try String(contentsOfFile: "\(folder)/.poppler-strikes", encoding: .utf8)

@@ -5,14 +5,15 @@ import InkConfig
 import InkDisplay
 import InkCore
 @testable import InkRender
+import InkPDFHelper
 import InkStorage
 @testable import InkWorksheet
 @testable import InkKiosk
 @testable import InkPipeline
 
 /// The classroom's Worksheets: the list, a worksheet opened as the notebook, its pages under
-/// the ink, the journal bringing it back, Save writing the annotated worksheet. poppler runs
-/// inline here (the kiosk runs it on a thread of its own).
+/// the ink, the journal bringing it back, Save writing the annotated worksheet. The PDF helper
+/// is asked inline here (the kiosk asks it from a thread of its own).
 @Suite struct WorksheetScreenTests {
     let dir: String
     init() throws { dir = try Fixtures.outputDirectory("worksheet-screen-\(UUID().uuidString.prefix(8))") }
@@ -23,6 +24,8 @@ import InkStorage
         s.mode = .classroom
         s.saveDirectory = "\(dir)/saved"
         s.worksheetFolders = ["\(dir)/sheets"]
+        s.pdfHelperExecutable = Fixtures.inkkioskBinary
+        s.pdfHelperRequiresSeccomp = !Fixtures.emulated
         try FileManager.default.createDirectory(atPath: "\(dir)/sheets", withIntermediateDirectories: true)
         return s
     }
@@ -321,76 +324,95 @@ import InkStorage
     }
 }
 
-/// A PDF that crashes poppler stops the kiosk at most twice, not at every start.
+/// A PDF that crashes or stalls poppler costs its helper process, never the kiosk: the page
+/// is refused, the screen says why, the ink goes on; twice, and the file is not opened again.
 @Suite struct WorksheetsThatCrashPoppler {
     let dir: String
     init() throws { dir = try Fixtures.outputDirectory("worksheet-crash-\(UUID().uuidString.prefix(8))") }
 
-    /// What a kiosk that died inside poppler leaves behind: its note, as `around` writes it.
-    func diedInPoppler(_ folder: String, _ path: String, page: Int) throws {
-        let note = PopplerWatch(directory: folder).note(path, page: page)
-        try Worksheets.write(note.path.replacingOccurrences(of: "poppler-", with: "poppler-\(page)-"), Array(note.text.utf8))
+    @Test func aCrashOfTheHelperOnAPageIsShownAndTheInkGoesOn() throws {
+        let screens = WorksheetScreenTests(dir: dir)
+        let s = try screens.settings()
+        try Worksheets.make("\(dir)/sheets/maps.pdf", pages: 6, title: "Maps")
+        let booth = try Booth(s)
+        try screens.open("Maps", in: booth)   // pages 1 to 3 drawn (the one shown and two ahead)
+        let helper = try screens.classroom(booth).settings.worksheets.helper
+        let first = try #require(helper.pid)
+        // Turning to page 2 asks for page 4's paper; the helper dies (SIGSEGV) reading that page.
+        let crash = HelperFault.during(helper, .page, signal: SIGSEGV)
+        try booth.tap(.nextPage)
+        try crash.wait()
+        #expect(booth.logged.contains { $0.contains("maps.pdf: the PDF reader crashed (SIGSEGV) on page 4") }, "\(booth.logged)")
+        let banner = booth.shown.image.pixel(x: 270, y: 745)
+        #expect(banner.r > 150 && banner.g < 60, "the screen says so: \(banner)")
+        try booth.png("worksheet-helper-crashed")
+        try screens.writeInTheBox(booth)
+        let f = try screens.fit(booth)
+        #expect(booth.pipeline.notebook.current == 1 && screens.inkAcrossTheBox(booth.shown, f), "the ink goes on")
+        #expect(screens.heading(booth.shown, f) > 300, "page 2 is on screen as before")
+        // Page 4 stays blank; page 5 comes from a new helper, the worksheet opened again in it.
+        try booth.tap(.nextPage)
+        try booth.tap(.nextPage)
+        #expect(booth.pipeline.notebook.current == 3 && screens.heading(booth.shown, f) == 0, "page 4 blank")
+        try booth.tap(.nextPage)
+        #expect(screens.heading(booth.shown, f) > 300, "page 5 drawn")
+        #expect(helper.pid != nil && helper.pid != first)
+        #expect(PopplerWatch(directory: "\(dir)/sheets").strikes(for: "\(dir)/sheets/maps.pdf") == 1)
     }
 
-    @Test func aDeathInsidePopplerIsAStrikeAndTwoRefuseTheFileUntilItIsReplaced() throws {
+    @Test func aHelperStuckOnAPageIsKilledThePageLeftBlankAndTheNextWorks() throws {
+        let screens = WorksheetScreenTests(dir: dir)
+        var s = try screens.settings()
+        s.worksheetStuckSeconds = 1
+        try Worksheets.make("\(dir)/sheets/maps.pdf", pages: 6, title: "Maps")
+        let booth = try Booth(s)
+        try screens.open("Maps", in: booth)
+        let helper = try screens.classroom(booth).settings.worksheets.helper
+        let stuck = try #require(helper.pid)
+        // A helper that stops answering (as poppler looping on a crafted page does), asked for page 4.
+        kill(stuck, SIGSTOP)
+        let started = ProcessInfo.processInfo.systemUptime
+        try booth.tap(.nextPage)
+        let waited = ProcessInfo.processInfo.systemUptime - started
+        #expect(waited >= 1 && helper.pid != stuck, "killed after worksheet_stuck_seconds (\(waited) s)")
+        #expect(booth.logged.contains { $0.contains("maps.pdf: the PDF reader took more than 1 s and was stopped on page 4") }, "\(booth.logged)")
+        let banner = booth.shown.image.pixel(x: 270, y: 745)
+        #expect(banner.r > 150 && banner.g < 60, "\(banner)")
+        try booth.png("worksheet-helper-stuck")
+        try screens.writeInTheBox(booth)
+        #expect(screens.inkAcrossTheBox(booth.shown, try screens.fit(booth)), "the ink goes on")
+        for _ in 0..<3 { try booth.tap(.nextPage) }
+        let f = try screens.fit(booth)
+        #expect(booth.pipeline.notebook.current == 4 && screens.heading(booth.shown, f) > 300, "page 5 from a new helper")
+    }
+
+    @Test func twoFailuresOnOneFileRefuseItUntilItIsReplaced() throws {
         let folder = "\(dir)/sheets", path = "\(folder)/maps.pdf"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Worksheets.make(path, pages: 3, title: "Maps")
-        try diedInPoppler(folder, path, page: 2)
-        let once = PopplerWatch(directory: folder)
-        #expect(once.strikes(for: path) == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasPrefix(".in-poppler-") }, "notes counted once")
-        // Page 2 drawn again without dying: forgiven (that was a kill, not the file).
-        let sheet = try Worksheet(path: path, watch: once)
-        _ = try Exporter.thumbnail(try sheet.page(2), height: 40)
-        #expect(once.strikes(for: path) == 0)
-        #expect(PopplerWatch(directory: folder).strikes(for: path) == 0, "the forgiveness is on disk")
-        // Dying on page 2 at two starts in a row: the file is not opened again, whatever is asked of it.
-        try diedInPoppler(folder, path, page: 2)
-        _ = PopplerWatch(directory: folder).strikes(for: path)
-        try diedInPoppler(folder, path, page: 2)
-        let twice = PopplerWatch(directory: folder)
-        #expect(twice.strikes(for: path) == 2)
-        let refused = #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: twice) }
-        #expect(refused?.kind == .crashedBefore && refused?.detail.contains("stopped 2 times") == true, "\(String(describing: refused))")
+        let helper = PDFHelper(launch: Fixtures.pdfHelperLaunch)
+        let watch = PopplerWatch(directory: folder)
+        let sheet = try Worksheet(path: path, watch: watch, helper: helper)
+        for round in 1...2 {
+            _ = try sheet.page(1)   // opened (again, in a new helper after the first crash)
+            let crash = HelperFault.during(helper, .page, signal: round == 1 ? SIGSEGV : SIGABRT)
+            let e = #expect(throws: WorksheetError.self) { try sheet.page(2) }
+            try crash.wait()
+            #expect(e?.kind == .crashed && e?.detail.contains(round == 1 ? "(SIGSEGV) on page 2" : "(SIGABRT) on page 2") == true,
+                    "\(String(describing: e))")
+            #expect(PopplerWatch(directory: folder).strikes(for: path) == round, "counted on disk")
+        }
+        let refused = #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: PopplerWatch(directory: folder), helper: helper) }
+        #expect(refused?.kind == .crashedBefore && refused?.detail.contains("failed 2 times") == true, "\(String(describing: refused))")
         // Touched (as a copy from the stick is when opened again): still refused.
         utimensat(AT_FDCWD, path, nil, 0)
-        #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: PopplerWatch(directory: folder)) }
+        #expect(throws: WorksheetError.self) { try Worksheet(path: path, watch: PopplerWatch(directory: folder), helper: helper) }
         // The file written again (the teacher exported it anew, with a page more) is tried afresh.
         try Worksheets.make(path, pages: 4, title: "Maps")
-        #expect(try Worksheet(path: path, watch: PopplerWatch(directory: folder)).pageCount == 4)
+        #expect(try Worksheet(path: path, watch: PopplerWatch(directory: folder), helper: helper).pageCount == 4)
     }
 
-    @Test func popplerStuckOnAPageIsShownOnScreenWhileTheInkGoesOn() throws {
-        var s = try WorksheetScreenTests(dir: dir).settings()
-        s.worksheetStuckSeconds = 0.2
-        let path = "\(dir)/sheets/maps.pdf"
-        try Worksheets.make(path, pages: 3, title: "Maps")
-        let booth = try Booth(s)
-        let screen = try #require(booth.screen as? ClassroomScreen)
-        let watch = screen.settings.worksheets.watch
-        #expect(screen.secondsUntilUpdate(now: 0) == nil, "nothing to wait for while poppler is idle")
-        // poppler looping on page 2, on a thread of its own, as on the kiosk's poppler thread.
-        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { _ = try? watch.around(path, page: 2) { entered.signal(); release.wait() } }
-        entered.wait()
-        let due = try #require(screen.secondsUntilUpdate(now: ProcessInfo.processInfo.systemUptime))
-        #expect(due > 0 && due <= 0.2, "the kiosk is asked to look again when it would be stuck (\(due))")
-        usleep(300_000)
-        try booth.draw([Point(300, 400), Point(700, 400)])
-        #expect(booth.pipeline.document.strokes.count == 1, "the ink goes on")
-        #expect(booth.logged.contains { $0.contains("maps.pdf: poppler has been on page 2 for") }, "\(booth.logged)")
-        let banner = booth.shown.image.pixel(x: 200, y: 742)
-        #expect(banner.r > 150 && banner.g < 60, "\(banner)")
-        try booth.png("worksheet-stuck")
-        release.signal()
-        usleep(50_000)
-        #expect(watch.stuck(after: 0.2) == nil && watch.busySince == nil)
-        try booth.frame()
-        #expect(booth.shown.image.pixel(x: 200, y: 742).g > 200, "the warning goes once poppler returns")
-    }
-
-    @Test func aNotebookWhoseWorksheetCrashedTwiceComesBackOnBlankPagesAndTheListSaysWhy() throws {
+    @Test func aNotebookWhoseWorksheetFailedTwiceComesBackOnBlankPagesAndTheListSaysWhy() throws {
         let screens = WorksheetScreenTests(dir: dir)
         let s = try screens.settings()
         let folder = "\(dir)/sheets", path = "\(folder)/maps.pdf"
@@ -402,17 +424,14 @@ import InkStorage
             try booth.tap(.nextPage)
             try screens.writeInTheBox(booth)
         }
-        // The kiosk died twice drawing page 2 (the page it comes back to).
-        for _ in 0..<2 {
-            try diedInPoppler(folder, path, page: 2)
-            _ = PopplerWatch(directory: folder).strikes(for: path)
-        }
+        // Two crashes on page 2 (as a kiosk that came back to it twice saw them).
+        for _ in 0..<2 { HelperFault.strike(PopplerWatch(directory: folder), path, page: 2) }
         let booth = try Booth(s, journal: journal)
         try booth.frame()
         let f = try screens.fit(booth)
         #expect(booth.pipeline.notebook.current == 1 && screens.inkAcrossTheBox(booth.shown, f), "the ink is back")
         #expect(screens.heading(booth.shown, f) == 0, "on a blank page")
-        #expect(booth.logged.contains { $0.contains("cannot be opened again") && $0.contains("stopped 2 times") }, "\(booth.logged)")
+        #expect(booth.logged.contains { $0.contains("cannot be opened again") && $0.contains("failed 2 times") }, "\(booth.logged)")
         let banner = booth.shown.image.pixel(x: 200, y: 742)
         #expect(banner.r > 150 && banner.g < 60, "\(banner)")
         try booth.png("worksheet-crashed")

@@ -3,6 +3,7 @@ import Testing
 import CCairo
 import InkCore
 import InkRender
+import InkStorage
 import InkWorksheet
 
 /// Worksheets made here with cairo, as a teacher's PDF would come: A4 pages with text and a box.
@@ -128,7 +129,8 @@ enum Worksheets {
         let exporter = Exporter(size: PixelSize(width: 1280, height: 800), backdrop: page)
         let fit = try #require(exporter.pageFit)
         let out = "\(dir)/sheet2-annotated.pdf"
-        try exporter.pdf([line(on: fit)], to: out)
+        // Written by the PDF helper, the ink handed to it.
+        _ = try DurableFile.produced(out, mode: 0o644) { try AnnotatedFile.write(.pdf, [(exporter, [line(on: fit)])], to: $0) }
         // The page's text is still text, and the page keeps its size.
         let text = try run("/usr/bin/pdftotext", [out, "-"])
         #expect(text.status == 0)

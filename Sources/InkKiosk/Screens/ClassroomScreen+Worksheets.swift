@@ -3,12 +3,13 @@ import InkConfig
 import InkCore
 import InkPipeline
 import InkRender
+import InkPDFHelper
 import InkStorage
 import InkWorksheet
 
 /// Worksheets: a list of the PDFs in the worksheet folders; the one chosen becomes the
-/// notebook, its pages under the ink. poppler runs only on `sheets`' thread: the kiosk's
-/// thread never waits for a PDF.
+/// notebook, its pages under the ink. The PDF helper (poppler in a caged process) is asked
+/// only from `sheets`' thread: the kiosk's thread never waits for a PDF.
 extension ClassroomScreen {
     /// Where a worksheet's page is fitted: the screen below the toolbar.
     public var pageArea: Rect {
@@ -41,22 +42,6 @@ extension ClassroomScreen {
         if opened == nil && lookedFor == sheet.sha256 && !loadingSheet { return "worksheet \(sheet.title): its file is gone" }
         let shown = pipeline.papers[pipeline.notebook.current].map { $0.backdrop == pipeline.renderer.paperID } ?? false
         return "worksheet \(sheet.title): page \(n) " + (shown ? "on screen" : "without its paper yet")
-    }
-
-    /// poppler on one call for longer than `stuckSeconds` (a PDF that makes it loop): the screen
-    /// says so, since nothing else can be opened or saved with it until a restart.
-    func noticeStuckPoppler(_ context: ScreenContext) {
-        let stuck = settings.worksheets.watch.stuck(after: settings.worksheets.stuckSeconds)
-        if let stuck, stuckPoppler == nil {
-            context.log("worksheet \(stuck.path): poppler has been on \(stuck.page == 0 ? "opening it" : "page \(stuck.page)") for "
-                        + String(cFormat: "%.0f s", stuck.seconds) + "; a restart ends it (and counts against the file)")
-        }
-        stuckPoppler = stuck?.path
-    }
-
-    public func secondsUntilUpdate(now: Double) -> Double? {
-        guard let since = settings.worksheets.watch.busySince, stuckPoppler == nil else { return nil }
-        return max(0, since + settings.worksheets.stuckSeconds - now)
     }
 
     func openShelf(_ context: ScreenContext) {
@@ -208,7 +193,15 @@ extension ClassroomScreen {
             case .success(let paper):
                 sheet.lastPaperBytes = paper.bytes
                 pipeline.setPaper(paper, forPage: page)
-            case .failure(let error): context.log("worksheet page \(page + 1): \(error)"); sheet.failed.insert(page)
+            case .failure(let error):
+                context.log("worksheet page \(page + 1): \(error)")
+                sheet.failed.insert(page)
+                // The helper crashed or stalled on it (the kiosk did not): the class is told, the page stays blank.
+                if let e = error as? WorksheetError, e.kind == .crashed || e.kind == .stuck {
+                    let text = e.kind == .stuck ? UIText.format(settings.text.worksheetStuck, "\(page + 1)")
+                        : UIText.format(settings.text.worksheetProblem, e.detail)
+                    message = Notice(text, warning: true)
+                }
             }
             keepWorksheetPapers(context)
         }
@@ -263,7 +256,10 @@ final class OpenedWorksheet: @unchecked Sendable {
     var failed: Set<Int> = []
     /// Page `page` (1 for the first) on its desk, as the screen shows it under the ink (poppler's thread only).
     static func paper(_ sheet: Worksheet, page: Int, size: PixelSize, area: Rect) throws -> PageSnapshot {
-        try Exporter(size: size, background: .color(.white), backdrop: try sheet.page(page), pageArea: area).paper()
+        let backdrop = try sheet.page(page)
+        let paper = try Exporter(size: size, background: .color(.white), backdrop: backdrop, pageArea: area).paper()
+        if let failed = backdrop.takeFailure() { throw failed }
+        return paper
     }
 
     /// The size of the last paper made (the next one's likely size).
@@ -287,16 +283,18 @@ struct SavedWorksheet: Sendable {
     let area: Rect
     let limits: Worksheet.Limits
     let watch: PopplerWatch?
+    /// A helper of the save's own (the list's may be busy with a page): started by the first page, ended with the save.
+    let helper: PDFHelper
 
-    /// Its pages, opened on the saving thread (a document of its own: poppler's documents are
-    /// not shared between threads); none, with a note, when the file is gone or changed.
+    /// Its pages, opened on the saving thread in the save's own helper; none, with a note,
+    /// when the file is gone or changed.
     func pages() -> ([PageBackdrop], String?) {
         guard let file else { return ([], "worksheet \(ref.title): its file is not open; its ink is saved on blank pages") }
         do {
             guard try Worksheet.sha256(of: file, maxBytes: limits.maxBytes) == ref.sha256 else {
                 return ([], "worksheet \(file) changed since it was opened; its ink is saved on blank pages")
             }
-            let sheet = try Worksheet(path: file, limits: limits, watch: watch)
+            let sheet = try Worksheet(path: file, limits: limits, watch: watch, helper: helper)
             return (try (1...sheet.pageCount).map { try sheet.page($0) }, nil)
         } catch {
             return ([], "worksheet: \(error); its ink is saved on blank pages")

@@ -4,6 +4,7 @@ import InkConfig
 import InkCore
 import InkStorage
 import InkRender
+import InkPDFHelper
 import InkPipeline
 import InkWorksheet
 
@@ -53,8 +54,6 @@ public final class ClassroomScreen: KioskScreen {
     /// A restored notebook's worksheet that was looked for (and not found); not looked for again.
     var lookedFor: String?
     var loadingSheet = false
-    /// The file poppler has been stuck on (longer than `stuckSeconds` on one call), once noticed.
-    var stuckPoppler: String?
 
     static let tools: [ToolKind] = [.pen, .calligraphy, .highlighter, .eraser]
 
@@ -74,7 +73,6 @@ public final class ClassroomScreen: KioskScreen {
             if let action = presses.handle(press, controls: layout.controls) { perform(action, context) }
         }
         if !pipeline.document.active.isEmpty { message = nil }
-        noticeStuckPoppler(context)
         keepWorksheetPapers(context)
         try show(pipeline)
     }
@@ -137,7 +135,9 @@ public final class ClassroomScreen: KioskScreen {
         let pages = pipeline.notebook.pages.map(\.strokes), revisions = pipeline.notebook.pages.map(\.revision)
         let under = sheet.map { SavedWorksheet(ref: $0, file: opened?.ref.sha256 == $0.sha256 ? opened?.file : nil,
                                                area: pageArea, limits: settings.worksheets.limits,
-                                               watch: settings.worksheets.watch) }
+                                               watch: settings.worksheets.watch,
+                                               helper: PDFHelper(launch: settings.worksheets.helper.launch,
+                                                                 stuckSeconds: settings.worksheets.helper.stuckSeconds)) }
         saving = true
         message = Notice(settings.text.saving)
         let retention = settings.retention
@@ -183,10 +183,12 @@ public final class ClassroomScreen: KioskScreen {
             try DurableFile.publish(path, mode: 0o644) { try exporters[i].png(strokes, to: $0) }
             paths.append(path)
         }
-        try DurableFile.publish("\(base).pdf", mode: 0o644) { try Exporter.pdf(sheets: Array(zip(exporters, pages)), to: $0) }
+        // Over a worksheet the PDF helper writes it: poppler never runs in the kiosk.
+        try DurableFile.publish("\(base).pdf", mode: 0o644) { try AnnotatedFile.write(.pdf, Array(zip(exporters, pages)), to: $0) }
+        let blank = sheetPages.compactMap { ($0 as? WorksheetPage)?.takeFailure() }.first
         paths.append("\(base).pdf")
         try DurableFile.sync(directory)
-        return (paths, note)
+        return (paths, note ?? blank.map { "worksheet \($0); that page is saved without its paper" })
     }
 
     // MARK: layout
@@ -296,11 +298,6 @@ public final class ClassroomScreen: KioskScreen {
         var y = Double(s.metrics.size.height) - s.target - s.gap * 2
         if let storageWarning {
             chrome += s.banner(UIText.format(settings.text.storageWarning, storageWarning), y: y, warning: true)
-            y -= s.target + s.gap
-        }
-        if let stuck = stuckPoppler {
-            let name = String(stuck.split(separator: "/").last ?? "")
-            chrome += s.banner(UIText.format(settings.text.worksheetStuck, name), y: y, warning: true)
             y -= s.target + s.gap
         }
         if let sheet = opened, sheet.notCopied != nil {

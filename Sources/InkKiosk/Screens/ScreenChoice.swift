@@ -1,5 +1,7 @@
 import InkConfig
 import InkCore
+import InkLoop
+import InkPDFHelper
 import InkPipeline
 import InkWorksheet
 
@@ -31,11 +33,14 @@ extension ScreenSettings {
         case .classroom:
             var s = ClassroomScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
+            var launch = PDFHelper.Launch(executable: pdfHelperExecutable, memoryMB: worksheetHelperMB, cpuSeconds: worksheetHelperCPUSeconds)
+            launch.requireSeccomp = pdfHelperRequiresSeccomp
             s.worksheets = WorksheetShelf(folders: worksheetFolders,
                                           limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
                                           maxListed: worksheetsListed, cacheMB: worksheetCacheMB,
-                                          copiesMB: worksheetCopiesMB)
-            s.worksheets.stuckSeconds = worksheetStuckSeconds
+                                          copiesMB: worksheetCopiesMB,
+                                          helper: PDFHelper(launch: launch, stuckSeconds: worksheetStuckSeconds,
+                                                            log: { writeStandardError("inkkiosk: \($0)\n") }))
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }

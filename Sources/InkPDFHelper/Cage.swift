@@ -1,0 +1,127 @@
+import CCage
+import FoundationEssentials
+import Glibc
+
+/// What the PDF helper may do, set up before it reads a byte of a PDF: poppler has run on
+/// crafted files before, so the process that runs it is assumed taken over, and kept from
+/// the kiosk's screen, input devices, network, saved work and other processes.
+///
+/// - descriptors: only its channel to the kiosk (3) and stdio (stdin/stdout /dev/null);
+/// - rlimits: address space, CPU time, no core files, few descriptors;
+/// - `no_new_privs`, not dumpable (no ptrace by the same user, no core);
+/// - Landlock (Linux 5.13+): files readable only below the font and poppler data folders,
+///   nothing writable or creatable anywhere (what it writes goes to a descriptor the kiosk opened);
+/// - seccomp (libseccomp): an allow-list of system calls; creating processes or sockets,
+///   executing, tracing or mapping memory executable kill it; anything else unlisted fails with EPERM.
+public struct Cage: Sendable {
+    public var memoryMB: Int
+    public var cpuSeconds: Int
+    /// false: a system that refuses seccomp filters (user-mode emulation) runs without one, and says so.
+    public var requireSeccomp: Bool
+    public init(memoryMB: Int, cpuSeconds: Int, requireSeccomp: Bool = true) {
+        self.memoryMB = memoryMB; self.cpuSeconds = cpuSeconds; self.requireSeccomp = requireSeccomp
+    }
+
+    /// Folders the helper may read below (fontconfig's files and the fonts, poppler's CMaps).
+    static let readable = ["/etc/fonts", "/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fontconfig",
+                           "/var/cache/fontconfig", "/usr/share/poppler"]
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let step: String
+        public let code: Int32
+        public var description: String { "\(step): \(String(cString: strerror(code))) (errno \(code))" }
+    }
+
+    /// Enters the cage, for good: what it holds to (Landlock's ABI or why there is none).
+    public func enter() throws -> String {
+        ik_close_from(4)
+        func limit(_ resource: Int32, _ soft: UInt64, _ hard: UInt64, _ name: String) throws {
+            var l = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard))
+            guard setrlimit(__rlimit_resource_t(UInt32(resource)), &l) == 0 else { throw Failure(step: "setrlimit \(name)", code: errno) }
+        }
+        try limit(Int32(RLIMIT_AS.rawValue), UInt64(memoryMB) << 20, UInt64(memoryMB) << 20, "RLIMIT_AS")
+        // Soft then hard: SIGXCPU first, SIGKILL a few seconds later.
+        try limit(Int32(RLIMIT_CPU.rawValue), UInt64(cpuSeconds), UInt64(cpuSeconds + 5), "RLIMIT_CPU")
+        try limit(Int32(RLIMIT_CORE.rawValue), 0, 0, "RLIMIT_CORE")
+        try limit(Int32(RLIMIT_NOFILE.rawValue), 64, 64, "RLIMIT_NOFILE")
+        guard ik_set_dumpable(0) == 0 else { throw Failure(step: "PR_SET_DUMPABLE", code: errno) }
+        guard ik_no_new_privs() == 0 else { throw Failure(step: "PR_SET_NO_NEW_PRIVS", code: errno) }
+        let landlock = try restrictFiles()
+        var seccomp = "seccomp on"
+        do { try filterSystemCalls() } catch let f as Failure where !requireSeccomp && f.step == "seccomp_load" {
+            seccomp = "NO seccomp (\(f))"
+        }
+        return "\(seccomp), \(landlock), \(memoryMB) MiB address space, \(cpuSeconds) s CPU"
+    }
+
+    /// Landlock: read below `readable`, nothing else. An older kernel, or one without it, leaves
+    /// the files as the user's rights allow (said in the helper's first message).
+    private func restrictFiles() throws -> String {
+        let abi = ik_landlock_abi()
+        guard abi >= 1 else { return "no Landlock (\(String(cString: strerror(errno))))" }
+        // Every right this ABI knows is handled (so denied unless allowed below): 13 rights in
+        // ABI 1, REFER in 2, TRUNCATE in 3, IOCTL_DEV in 5 (4 and 6 add network and IPC scopes).
+        let known: UInt64 = abi >= 5 ? (1 << 16) - 1 : abi >= 3 ? (1 << 15) - 1 : abi == 2 ? (1 << 14) - 1 : (1 << 13) - 1
+        let ruleset = ik_landlock_ruleset(known)
+        guard ruleset >= 0 else { throw Failure(step: "landlock_create_ruleset", code: errno) }
+        defer { Glibc.close(ruleset) }
+        let readFile: UInt64 = 1 << 2, readDir: UInt64 = 1 << 3
+        for folder in Self.readable {
+            let dir = ik_open_folder(folder)
+            guard dir >= 0 else { continue }   // not on this system
+            defer { Glibc.close(dir) }
+            guard ik_landlock_allow_beneath(ruleset, dir, readFile | readDir) == 0 else {
+                throw Failure(step: "landlock_add_rule \(folder)", code: errno)
+            }
+        }
+        guard ik_landlock_restrict(ruleset) == 0 else { throw Failure(step: "landlock_restrict_self", code: errno) }
+        return "Landlock ABI \(abi)"
+    }
+
+    /// System calls the helper makes drawing and writing PDFs (glibc, poppler, cairo, fontconfig,
+    /// FreeType, the Swift runtime); a name this architecture lacks is skipped.
+    static let allowed = [
+        "read", "write", "readv", "writev", "pread64", "lseek", "close", "fstat", "newfstatat", "fstatat64", "statx", "stat",
+        "lstat", "access", "faccessat", "faccessat2", "readlink", "readlinkat", "getdents64", "getcwd", "statfs", "fstatfs",
+        "fcntl", "dup", "dup3", "brk", "munmap", "mremap", "madvise", "futex", "set_robust_list", "rseq",
+        "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack", "exit", "exit_group", "getpid", "gettid",
+        "getppid", "getuid", "geteuid", "getgid", "getegid", "clock_gettime", "clock_getres", "gettimeofday",
+        "nanosleep", "clock_nanosleep", "getrandom", "sched_yield", "sched_getaffinity", "uname", "sysinfo", "getrusage",
+        "times", "sendmsg", "recvmsg", "poll", "ppoll", "msync",
+    ]
+    /// Taken as an attack: the helper is killed at once (SIGSYS) instead of getting an error.
+    static let fatal = [
+        "execve", "execveat", "fork", "vfork", "clone", "clone3", "socket", "socketpair", "connect", "bind", "listen",
+        "accept", "accept4", "ptrace", "process_vm_readv", "process_vm_writev", "kill", "tkill", "mount", "umount2",
+        "setns", "unshare", "pivot_root", "chroot", "init_module", "finit_module", "kexec_load", "bpf", "perf_event_open",
+        "keyctl", "add_key", "request_key", "userfaultfd", "io_uring_setup", "memfd_create", "mknod", "mknodat",
+        "symlink", "symlinkat", "link", "linkat", "unlink", "unlinkat", "rename", "renameat", "renameat2",
+    ]
+
+    private func filterSystemCalls() throws {
+        guard let filter = seccomp_init(ik_seccomp_errno(EPERM)) else { throw Failure(step: "seccomp_init", code: ENOMEM) }
+        defer { seccomp_release(filter) }
+        func number(_ name: String) -> Int32? {
+            let n = seccomp_syscall_resolve_name(name)
+            return n == __NR_SCMP_ERROR ? nil : n
+        }
+        func add(_ step: String, _ rc: Int32) throws { if rc != 0 { throw Failure(step: "seccomp rule for \(step)", code: -rc) } }
+        for name in Self.allowed { if let n = number(name) { try add(name, ik_seccomp_rule(filter, ik_seccomp_allow(), n)) } }
+        for name in Self.fatal { if let n = number(name) { try add(name, ik_seccomp_rule(filter, ik_seccomp_kill(), n)) } }
+        // Files: read-only opens (Landlock says where); no new file, no write access, no truncation.
+        let openFlags = UInt64(O_ACCMODE | O_CREAT | O_TRUNC)
+        if let n = number("openat") { try add("openat", ik_seccomp_rule_masked(filter, ik_seccomp_allow(), n, 2, openFlags, UInt64(O_RDONLY))) }
+        if let n = number("open") { try add("open", ik_seccomp_rule_masked(filter, ik_seccomp_allow(), n, 1, openFlags, UInt64(O_RDONLY))) }
+        // Memory, never executable: poppler and its libraries were loaded before the cage closed.
+        let exec = UInt64(PROT_EXEC)
+        for name in ["mmap", "mmap2", "mprotect"] {
+            if let n = number(name) { try add(name, ik_seccomp_rule_masked(filter, ik_seccomp_allow(), n, 2, exec, 0)) }
+        }
+        // Signals to itself only (abort, raise): never to the kiosk or anyone else.
+        if let n = number("tgkill") { try add("tgkill", ik_seccomp_rule_equal(filter, ik_seccomp_allow(), n, 0, UInt64(getpid()))) }
+        // Its limits may be read, not changed.
+        if let n = number("prlimit64") { try add("prlimit64", ik_seccomp_rule_equal(filter, ik_seccomp_allow(), n, 2, 0)) }
+        let rc = seccomp_load(filter)
+        guard rc == 0 else { throw Failure(step: "seccomp_load", code: -rc) }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import CCairo
+import InkCore
+@testable import InkPDFHelper
+import InkRender
+@testable import InkStorage
+@testable import InkWorksheet
+
+extension Worksheet {
+    /// Opened in the tests' shared PDF helper.
+    convenience init(path: String, limits: Limits = Limits(), watch: PopplerWatch? = nil) throws {
+        try self.init(path: path, limits: limits, watch: watch, helper: Fixtures.pdfHelper)
+    }
+}
+
+/// What a poppler bug does to the helper, done to it from outside at the moment it matters.
+enum HelperFault {
+    /// Sends `signal` to `helper` while it works on the next `op` (stopped first, so that the
+    /// signal lands inside that request, not before or after it). `wait()` once the request returned.
+    static func during(_ helper: PDFHelper, _ op: HelperRequest.Op, signal: Int32) -> Pending {
+        let done = DispatchSemaphore(value: 0)
+        let pending = Pending(done: done)
+        _ = try? helper.peakKiB()   // one running (started if none is)
+        guard let pid = helper.pid else { pending.failure = "no helper running"; done.signal(); return pending }
+        kill(pid, SIGSTOP)
+        Thread.detachNewThread {
+            let deadline = ProcessInfo.processInfo.systemUptime + 20
+            while helper.waitingFor != op && ProcessInfo.processInfo.systemUptime < deadline { usleep(1000) }
+            if helper.waitingFor != op { pending.failure = "the helper was never asked for \(op)" }
+            kill(pid, signal)
+            kill(pid, SIGCONT)
+            done.signal()
+        }
+        return pending
+    }
+
+    final class Pending: @unchecked Sendable {
+        let done: DispatchSemaphore
+        var failure: String?
+        init(done: DispatchSemaphore) { self.done = done }
+        func wait() throws {
+            done.wait()
+            if let failure { throw WorksheetMakingFailed(what: failure) }
+        }
+    }
+
+    /// A crash of the helper on `page` of `path` as the watch is told of it.
+    static func strike(_ watch: PopplerWatch, _ path: String, page: Int) {
+        _ = try? watch.around(path, page: page) { () throws -> Int in throw PDFHelper.Failure.crashed(signal: SIGSEGV, status: nil) }
+    }
+}
+
+/// The PDF helper: poppler in a process of its own, caged, that may crash or hang without the kiosk.
+@Suite struct PDFHelperTests {
+    let dir: String
+    init() throws { dir = try Fixtures.outputDirectory("pdf-helper-\(UUID().uuidString.prefix(8))") }
+
+    /// Runs `inkkiosk pdf-helper --try PROBE`: what it printed, and the signal that ended it (if one did).
+    func probe(_ name: String) throws -> (output: String, signal: Int32?) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.inkkioskBinary)
+        p.arguments = ["pdf-helper", "--try", name]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile() + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (text, p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil)
+    }
+
+    @Test(.disabled(if: Fixtures.emulated, "user-mode emulation has no seccomp or Landlock; the arm64 VM proves the cage"))
+    func theCageRefusesWhatAPDFReaderMustNotDo() throws {
+        let read = try probe("read-outside")
+        #expect(read.output.contains("caged: seccomp on"), "\(read.output)")
+        if read.output.contains("Landlock ABI") {
+            #expect(read.output.contains("read-outside: refused: Permission denied"), "files outside the fonts: \(read.output)")
+        }
+        #expect(try probe("write-file").output.contains("write-file: refused: Operation not permitted"))
+        #expect(try probe("map-executable").output.contains("map-executable: refused"))
+        #expect(try probe("allocate").output.contains("allocate: refused: malloc of 4 GiB failed"))
+        for fatal in ["socket", "exec", "signal-parent"] {
+            let r = try probe(fatal)
+            #expect(r.signal == SIGSYS && !r.output.contains("allowed"), "\(fatal): killed by its cage (\(String(describing: r.signal)), \(r.output))")
+        }
+    }
+
+    @Test func aPageDrawnByTheHelperIsThePageAndTheKioskHoldsNoPoppler() throws {
+        let path = "\(dir)/two.pdf"
+        try Worksheets.make(path, pages: 2, title: "Two")
+        let helper = PDFHelper(launch: Fixtures.pdfHelperLaunch)
+        let sheet = try Worksheet(path: path, helper: helper)
+        #expect(sheet.pageCount == 2 && sheet.title == "Two")
+        let pid = try #require(helper.pid)
+        #expect(pid != getpid())
+        // poppler is loaded in the helper, never in this process (files in /proc read to their end: they claim no size).
+        func whole(_ path: String) -> String {
+            String(decoding: FileHandle(forReadingAtPath: path)?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        }
+        let maps = whole("/proc/self/maps")
+        #expect(maps.contains("libcairo") && !maps.contains("libpoppler"), "the kiosk's process has cairo and no poppler mapped")
+        #expect(whole("/proc/\(pid)/maps").contains("libpoppler-glib"), "the helper has it")
+        let page = try sheet.page(2)
+        #expect(page.pageWidth == 595 && page.pageHeight == 842)
+        let image = try Exporter.thumbnail(page, height: 200)
+        #expect(page.takeFailure() == nil)
+        let dark = (0..<image.size.height).reduce(0) { n, y in n + (0..<image.size.width).filter { image.pixel(x: $0, y: y).r < 128 }.count }
+        #expect(dark > 200, "the page's heading and box drawn (\(dark) dark pixels)")
+    }
+
+    @Test func theHelperStartsAgainAfterDyingBetweenRequestsWithoutBlamingTheNextFile() throws {
+        let path = "\(dir)/two.pdf"
+        try Worksheets.make(path, pages: 2, title: "Two")
+        let helper = PDFHelper(launch: Fixtures.pdfHelperLaunch)
+        let watch = PopplerWatch(directory: dir)
+        let sheet = try Worksheet(path: path, watch: watch, helper: helper)
+        let first = try #require(helper.pid)
+        kill(first, SIGKILL)   // the out-of-memory killer, say
+        // Dead once it is a zombie (its parent, the helper's client, waits for it).
+        func state() -> String? { (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first.map(String.init) }
+        while let s = state(), s != "Z" { usleep(1000) }
+        #expect(try sheet.page(2).pageWidth == 595, "opened again in a new helper")
+        #expect(helper.pid != nil && helper.pid != first)
+        #expect(watch.strikes(for: path) == 0)
+    }
+
+    @Test func anAnswerOutOfBoundsIsNotBelieved() {
+        var r = HelperReply()
+        r.pages = 5000
+        #expect(r.checked(maxPages: 200) == nil)
+        r.pages = 3; r.width = .infinity
+        #expect(r.checked(maxPages: 200) == nil)
+        r.width = 595; r.height = -1
+        #expect(r.checked(maxPages: 200) == nil)
+        r.height = 842; r.title = String(repeating: "𠀀", count: 1000)
+        let cut = r.checked(maxPages: 200)?.title
+        #expect(cut.map { $0.utf8.count <= HelperReply.maxTitleBytes && $0.unicodeScalars.allSatisfy { $0 == "𠀀" } } == true)
+    }
+
+    @Test func strokesCrossToTheHelperAsTheyAre() throws {
+        let samples = (0..<50).map { i in
+            Sample(location: Point(10 + Double(i) * 3, 20 + sin(Double(i)) * 5), pressure: 0.3 + Double(i % 7) / 10,
+                   altitude: 0.9, azimuth: 1.1, time: 100 + Double(i) / 240)
+        }
+        var brush = Brush.standard(.calligraphy)
+        brush.color = RGBA(0.2, 0.4, 0.6, 0.8)
+        let pages = [[Stroke(id: 7, brush: brush, source: .pen(device: 1), samples: samples, state: .done)], [],
+                     [Stroke(id: 8, brush: .standard(.highlighter), source: .pen(device: 1), samples: Array(samples.prefix(3)), state: .done)]]
+        let bytes = try StrokeTransfer.encode(pages)
+        let back = try #require(StrokeTransfer.decode(bytes))
+        #expect(back.map { $0.map(\.samples) } == pages.map { $0.map(\.samples) })
+        #expect(back.map { $0.map(\.brush) } == pages.map { $0.map(\.brush) } && back[0][0].id == 7)
+        #expect(StrokeTransfer.decode(Array(bytes.dropLast())) == nil && StrokeTransfer.decode(bytes + [0]) == nil)
+    }
+}
