@@ -20,13 +20,16 @@ public final class BackgroundChores: @unchecked Sendable {
     /// Runs jobs as they are given, on the caller's thread.
     public static func inline() -> BackgroundChores { BackgroundChores(wake: nil) }
 
-    /// A worker thread; `wakeFD` becomes readable when outcomes wait to be delivered.
-    public static func onThread() throws -> BackgroundChores { BackgroundChores(wake: try WakeSignal()) }
+    /// A worker thread (named `name`: ps -L, /proc/PID/task/TID/comm); `wakeFD` becomes
+    /// readable when outcomes wait to be delivered.
+    public static func onThread(name: String = "chores") throws -> BackgroundChores {
+        BackgroundChores(wake: try WakeSignal(), name: name)
+    }
 
-    private init(wake: WakeSignal?) {
+    private init(wake: WakeSignal?, name: String = "chores") {
         self.wake = wake
         guard wake != nil else { return }
-        startThread(name: "chores") { self.work() }   // alive until stop()
+        startThread(name: name) { self.work() }   // alive until stop()
     }
 
     public var wakeFD: Int32? { wake?.fd }

@@ -124,8 +124,8 @@ public final class Kiosk {
         var pipelineOptions = options.screen.pipelineOptions(options.pipeline)
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
-        // A classroom's worksheets are read and drawn by poppler on a thread of their own.
-        screen = options.screen.makeScreen(metrics: metrics, sheets: options.screen.mode == .classroom ? try BackgroundChores.onThread() : .inline())
+        // A classroom's worksheets: the PDF helper is asked from a thread of their own ("sheets").
+        screen = options.screen.makeScreen(metrics: metrics, sheets: options.screen.mode == .classroom ? try BackgroundChores.onThread(name: "sheets") : .inline())
         if options.screen.mode == .signature {
             // A crash or power cut during an Accept leaves a hidden `.ID.partial/`; no host may take it for a capture.
             do {

@@ -73,16 +73,40 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
         grain = [im.getpixel(page_px(100 + 40 * k, 700))[0] for k in range(10)]
         check(heading(im) > 300 and all(205 < g < 250 for g in grain) and len(set(grain)) > 2,
               "the scanned worksheet's first page on screen (its heading's bar, the scan's grey grain)", p)
-    crashes = sorted(glob.glob(os.path.join(work, "session9-crash*.log")))
+    helper_path = os.path.join(work, "sheet-helper.json")
+    h = json.load(open(helper_path)) if os.path.exists(helper_path) else None
     log, text = log_of("session9")
-    check(len(crashes) >= 2 and "cannot be opened again" in text and "the tablet stopped 2 times while reading this PDF" in text,
-          f"a worksheet the kiosk died in twice while poppler drew it ({len(crashes)} starts, SIGSEGV) "
-          "is not given to poppler again at the next start", log)
-    im, p = shot("worksheet-crashed")
-    if im and fit:
-        paper = [im.getpixel(page_px(100 + 40 * k, 700))[0] for k in range(10)]
-        check(red_banner(im) and all(v > 250 for v in paper),
-              "…and the screen says why, the notebook on blank pages", p)
+    crash = re.search(r"scanned-atlas\.pdf: the PDF reader crashed \(SIGSEGV\) on page (\d+)", text)
+    if h is None:
+        check(False, "the helper session left its figures", helper_path)
+        return
+    check(crash is not None and h["kioskAlive"] and h["kioskPid"] == h["kioskPidAfter"]
+          and f"pdf helper {h['crashedHelper']} died during" in text,
+          f"poppler crashing (SIGSEGV in its helper {h['crashedHelper']}, on page {crash.group(1) if crash else '?'}) cost the "
+          f"helper only: the kiosk (pid {h['kioskPid']}) went on, the page refused", log)
+    im, p = shot("worksheet-helper-crashed")
+    if im:
+        check(red_banner(im), "…and the screen says why while the worksheet stays open", p)
+    stuck = re.search(r"scanned-atlas\.pdf: the PDF reader took more than 5 s and was stopped on page (\d+)", text)
+    check(stuck is not None and f"pdf helper {h['stuckHelper']} killed: no answer" in text and 5 <= h["stuckSeconds"] < 20
+          and h["helperAfter"] not in (h["stuckHelper"], h["crashedHelper"]) and h["kioskAlive"],
+          f"a helper that stopped answering (page {stuck.group(1) if stuck else '?'}) was killed after "
+          f"worksheet_stuck_seconds (5 s; {h['stuckSeconds']:.1f} s from the page turn) and the next page came from a "
+          f"new helper ({h['helperAfter']}), same kiosk", log)
+    im, p = shot("worksheet-helper-stuck")
+    if im:
+        check(red_banner(im), "…and the screen says the page took too long", p)
+    cages = re.findall(r"pdf helper \d+ started: (.*)", text)
+    check(len(cages) >= 3 and all(c.startswith("seccomp on, Landlock ABI") for c in cages),
+          f"every helper ran caged ({len(cages)} started: {cages[0] if cages else '?'})", log)
+    cage_path = os.path.join(work, "sheet-cage.json")
+    cage = json.load(open(cage_path)) if os.path.exists(cage_path) else {}
+    killed = [n for n in ("socket", "exec", "signal-parent") if cage.get(n, {}).get("status") == -31]
+    refused = [n for n in ("read-outside", "write-file", "map-executable", "allocate")
+               if cage.get(n, {}).get("status") == 0 and f"{n}: refused" in cage[n]["output"]]
+    check(len(killed) == 3 and len(refused) == 4,
+          f"on this kernel the helper's cage kills it for a socket, an exec, a signal to its parent ({killed}) and "
+          f"refuses reading outside the fonts, writing a file, executable memory and 4 GiB ({refused})", cage_path)
     if fit is None:
         check(False, "the worksheet was opened and its page area logged", fit_path)
         return
@@ -102,7 +126,6 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
     if im:
         check(heading(im) > 300 and ink_across(im, 460) and not ink_across(im, 420),
               "after kill -9 and a restart: page 2 again, the worksheet under its ink", p)
-    log, text = log_of("session9")
     check("worksheet /run/media/usb/fractions.pdf (2 pages" in text and "copies/fractions.pdf opened: 2 pages" in text,
           "the typed worksheet was opened from the tablet's copy of the stick's file", log)
     log, text = log_of("session9-restart")
