@@ -1,6 +1,6 @@
 import Glibc
 
-/// poppler-glib (Debian's libpoppler-glib8), loaded the first time a worksheet is opened: a
+/// poppler-glib (Debian's libpoppler-glib8), loaded by the PDF helper (never by the kiosk): a
 /// kiosk that never shows one (a signature kiosk, an appliance built without worksheets)
 /// neither loads nor ships its dozen libraries (11 MB: poppler, NSS, glib's gio, image codecs).
 final class Poppler: @unchecked Sendable {

@@ -47,9 +47,13 @@ enum CageProbe: String, CaseIterable, ExpressibleByArgument {
         func refused(_ rc: Int) -> String { rc >= 0 ? "allowed" : "refused: \(String(cString: strerror(errno))) (errno \(errno))" }
         switch self {
         case .readOutside:
-            let fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC)
+            // A file that exists on any system (stat is not restricted, opening it is).
+            var info = stat()
+            let candidates: [String] = ["/etc/passwd", "/init", "/proc/self/status"]
+            let file = candidates.first { stat($0, &info) == 0 } ?? "/proc/self/status"
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
             defer { if fd >= 0 { close(fd) } }
-            return refused(Int(fd))
+            return "\(file) " + refused(Int(fd))
         case .writeFile:
             let fd = open("/tmp/inkkiosk-cage-probe", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
             defer { if fd >= 0 { close(fd); unlink("/tmp/inkkiosk-cage-probe") } }

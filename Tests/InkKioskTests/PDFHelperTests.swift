@@ -75,7 +75,7 @@ enum HelperFault {
         let read = try probe("read-outside")
         #expect(read.output.contains("caged: seccomp on"), "\(read.output)")
         if read.output.contains("Landlock ABI") {
-            #expect(read.output.contains("read-outside: refused: Permission denied"), "files outside the fonts: \(read.output)")
+            #expect(read.output.contains("read-outside: /etc/passwd refused: Permission denied"), "files outside the fonts: \(read.output)")
         }
         #expect(try probe("write-file").output.contains("write-file: refused: Operation not permitted"))
         #expect(try probe("map-executable").output.contains("map-executable: refused"))
@@ -107,6 +107,35 @@ enum HelperFault {
         #expect(page.takeFailure() == nil)
         let dark = (0..<image.size.height).reduce(0) { n, y in n + (0..<image.size.width).filter { image.pixel(x: $0, y: y).r < 128 }.count }
         #expect(dark > 200, "the page's heading and box drawn (\(dark) dark pixels)")
+    }
+
+    /// A page whose text is in Helvetica, not embedded: fontconfig finds a stand-in below the
+    /// font folders the cage lets it read.
+    @Test func textInAFontThePDFDoesNotCarryIsDrawnWithTheSystemsFonts() throws {
+        let content = "BT /F1 48 Tf 72 700 Td (Helvetica, not embedded) Tj ET"
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+        var pdf = "%PDF-1.4\n", offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(pdf.utf8.count)
+            pdf += "\(i + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = pdf.utf8.count
+        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for o in offsets { pdf += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
+        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        let path = "\(dir)/helvetica.pdf"
+        try Worksheets.write(path, Array(pdf.utf8))
+        let page = try Worksheet(path: path, helper: PDFHelper(launch: Fixtures.pdfHelperLaunch)).page(1)
+        let image = try Exporter.thumbnail(page, height: 842)
+        #expect(page.takeFailure() == nil)
+        // The line of text: 48 pt letters from 72 pt, 700 pt above the bottom (142 below the top).
+        let dark = (100..<150).reduce(0) { n, y in n + (72..<500).filter { image.pixel(x: $0, y: y).r < 128 }.count }
+        #expect(dark > 2000, "the words are drawn (\(dark) dark pixels)")
     }
 
     @Test func theHelperStartsAgainAfterDyingBetweenRequestsWithoutBlamingTheNextFile() throws {

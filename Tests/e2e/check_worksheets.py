@@ -103,7 +103,7 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
     cage = json.load(open(cage_path)) if os.path.exists(cage_path) else {}
     killed = [n for n in ("socket", "exec", "signal-parent") if cage.get(n, {}).get("status") == -31]
     refused = [n for n in ("read-outside", "write-file", "map-executable", "allocate")
-               if cage.get(n, {}).get("status") == 0 and f"{n}: refused" in cage[n]["output"]]
+               if cage.get(n, {}).get("status") == 0 and re.search(f"{n}: (\\S+ )?refused", cage[n]["output"])]
     check(len(killed) == 3 and len(refused) == 4,
           f"on this kernel the helper's cage kills it for a socket, an exec, a signal to its parent ({killed}) and "
           f"refuses reading outside the fonts, writing a file, executable memory and 4 GiB ({refused})", cage_path)

@@ -79,6 +79,7 @@ RESTORED_RE = re.compile(r"inkkiosk: journal (\S+): restored (\d+) edits, (\d+) 
 ACCEPTED_RE = re.compile(r"inkkiosk: signature (\S+): (\d+) files in (\S+)")
 PANIC_RE = re.compile(r"Kernel panic")
 DRM_RE = re.compile(r"@@IK-DRM driver=(\S*)@@")
+CAGE_RE = re.compile(r"@@IK-CAGE (\S+) (\d+) (.*?)@@")
 CURSOR_RE = re.compile(r"@@IK-CURSOR (?:none|error|fb=0|fb=(\d+) x=(-?\d+) y=(-?\d+) w=(\d+) h=(\d+) maxa=(\d+) n=(\d+) hex=([0-9a-f]*))@@")
 
 # The test hook (/ik-test/hook, run by /init's ik.appliance.test=1 loop once PID 1 is the kiosk):
@@ -92,6 +93,12 @@ for d in /sys/class/drm/card0/device/driver /sys/class/drm/card0/device/virtio*/
     [ -e "$d" ] && drv=$($bb basename "$($bb readlink "$d")")
 done
 echo "@@IK-DRM driver=$drv@@"
+# The PDF helper's cage on this kernel: each probe tries one forbidden thing (159: killed by SIGSYS).
+for p in read-outside write-file socket exec signal-parent map-executable allocate; do
+    out=$(/usr/bin/inkkiosk pdf-helper --try $p 2>&1)
+    st=$?
+    echo "@@IK-CAGE $p $st $(echo "$out" | $bb tr '\n' ' ')@@"
+done
 if [ -e /ik-test/virtio_net.ko ]; then
     for m in failover net_failover virtio_net; do $bb insmod /ik-test/$m.ko || echo "ik-test: insmod $m failed"; done
     n=0
@@ -505,6 +512,19 @@ class Run:
             self.check(drv.group(1) == "virtio_gpu",
                        f"boot 1: the kiosk drives {dri.group(1)} {dri.group(2)}x{dri.group(3)} ({dri.group(4)} dpi); "
                        f"its DRM driver: {drv.group(1)}")
+            cage, deadline = {}, time.monotonic() + 180
+            while len(cage) < 7 and time.monotonic() < deadline:
+                vm.pump(0.5)
+                cage = {m.group(1): (int(m.group(2)), m.group(3)) for _, _, text in vm.lines for m in [CAGE_RE.search(text)] if m}
+            self.figures["cage"] = {k: {"status": v[0], "output": v[1]} for k, v in cage.items()}
+            killed = [p for p in ("socket", "exec", "signal-parent") if cage.get(p, (0, ""))[0] == 128 + 31]
+            refused = [p for p in ("read-outside", "write-file", "map-executable", "allocate")
+                       if cage.get(p, (1, ""))[0] == 0 and "refused" in cage[p][1]]
+            caged = all("caged: seccomp on, Landlock ABI" in v[1] for v in cage.values())
+            self.check(len(killed) == 3 and len(refused) == 4 and caged,
+                       f"boot 1: on the arm64 kernel the PDF helper's cage (seccomp, Landlock) kills a socket, an exec and a "
+                       f"signal to its parent ({killed}) and refuses reading outside the fonts, writing a file, executable "
+                       f"memory and 4 GiB ({refused})", "figures.json")
             # One second later the screen is still all white: no console text, no cursor.
             t = time.monotonic() + 1.0
             while time.monotonic() < t:
