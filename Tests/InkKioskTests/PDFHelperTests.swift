@@ -79,7 +79,7 @@ enum HelperFault {
         }
         #expect(try probe("write-file").output.contains("write-file: refused: Operation not permitted"))
         #expect(try probe("map-executable").output.contains("map-executable: refused"))
-        #expect(try probe("allocate").output.contains("allocate: refused: malloc of 4 GiB failed"))
+        #expect(try probe("allocate").output.contains("allocate: refused: 4 GiB cannot be mapped: Cannot allocate memory"))
         for fatal in ["socket", "exec", "signal-parent"] {
             let r = try probe(fatal)
             #expect(r.signal == SIGSYS && !r.output.contains("allowed"), "\(fatal): killed by its cage (\(String(describing: r.signal)), \(r.output))")

@@ -299,8 +299,12 @@ def worksheet_session(binary, pen, touch):
     and ink, then saved as an annotated PDF."""
     from scenario import signature_path
     mount_stick()
-    # The helper is stopped (as stuck) after 5 s on one page: the scanned pages take under 1 s here.
-    config = session_config("classroom.toml", "sheet", f'worksheets_usb = "{STICK}"\n\n[limits]\nworksheet_stuck_seconds = 5\n')
+    config = session_config("classroom.toml", "sheet", f'worksheets_usb = "{STICK}"\n')
+    # For the stuck helper: stopped after 10 s on one page (a scanned page takes about 1 s in this
+    # emulated guest; the default, 20 s, would only make the proof longer).
+    stuck_config = os.path.join(WORK, "sheet-stuck.toml")
+    with open(stuck_config, "w") as f:
+        f.write(open(config).read() + "\n[limits]\nworksheet_stuck_seconds = 10\n")
     folder = os.path.join(WORK, "sheet", "worksheets")
     os.makedirs(folder, exist_ok=True)
     worksheet_pdf(os.path.join(folder, "a-thousand-pages.pdf"), pages=1000, title="Every exercise of the year")
@@ -354,7 +358,7 @@ def worksheet_session(binary, pen, touch):
     # poppler runs in a helper process: a crash there (SIGSEGV, as a poppler bug on a crafted PDF
     # ends it) and a helper stuck on a page (stopped, as one looping) cost the helper, not the
     # kiosk: same kiosk PID, the page refused with a message, a new helper for the next page.
-    kiosk = Kiosk(binary, "session9", "--config", config)
+    kiosk = Kiosk(binary, "session9", "--config", stuck_config)
     kiosk.wait_log(lambda t: "scanned-atlas.pdf opened again" in t, "the scanned worksheet opened again")
     kiosk_pid = kiosk.proc.pid
     b18 = classroom_buttons("1 / 18")
