@@ -6,7 +6,7 @@ import Glibc
 /// crafted files before, so the process that runs it is assumed taken over, and kept from
 /// the kiosk's screen, input devices, network, saved work and other processes.
 ///
-/// - descriptors: only its channel to the kiosk (3) and stdio (stdin/stdout /dev/null);
+/// - descriptors: only its channel to the kiosk (3) and stdio (stdin/stdout /dev/null); nice 10;
 /// - rlimits: address space, CPU time, no core files, few descriptors;
 /// - `no_new_privs`, not dumpable (no ptrace by the same user, no core);
 /// - Landlock (Linux 5.13+): files readable only below the font and poppler data folders,
@@ -35,6 +35,8 @@ public struct Cage: Sendable {
     /// Enters the cage, for good: what it holds to (Landlock's ABI or why there is none).
     public func enter() throws -> String {
         ik_close_from(4)
+        // Background work, as the kiosk's other (nice 10): the ink's thread comes first.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         func limit(_ resource: Int32, _ soft: UInt64, _ hard: UInt64, _ name: String) throws {
             var l = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard))
             guard setrlimit(__rlimit_resource_t(UInt32(resource)), &l) == 0 else { throw Failure(step: "setrlimit \(name)", code: errno) }
