@@ -43,7 +43,7 @@ demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/
 	    echo "$$rec -> $(DEMO_DIR)/$$name.{png,svg,pdf} ($$tool)"; \
 	done
 	@E2E_OUT=$(DEMO_DIR)/vm scripts/e2e.sh $(RELEASE_BIN)
-	@echo "demo output in $(DEMO_DIR)/ (the VM's screen: $(DEMO_DIR)/vm/)"
+	@echo "demo output in $(DEMO_DIR)/ (the VM's screen: $(DEMO_DIR)/vm/; the signature it captured, encrypted, then decrypted with the session's key: $(DEMO_DIR)/vm/signature/)"
 
 # Each part's time goes to out/test/times.txt (scripts/timed.sh).
 test: release ## Every test: swift test; the arm64 build, replays and unit tests; the packages; the VM proofs (x86, then arm64)

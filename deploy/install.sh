@@ -117,6 +117,12 @@ if [[ -e $R/etc/inkkiosk/inkkiosk.toml ]]; then
     say "/etc/inkkiosk/inkkiosk.toml exists: kept"
 else
     run install -D -m 0644 "$REPO/config/$PROFILE.toml" "$R/etc/inkkiosk/inkkiosk.toml"
+    if [[ $PROFILE == signature ]]; then
+        # Sealed by default: the kiosk does not start until [signature] names the host's key.
+        say "signature profile: captures are stored encrypted; make the key pair on the host (inkkiosk keygen kiosk-signatures.key),"
+        say "  copy kiosk-signatures.pub here as /etc/inkkiosk/signature.pub and uncomment encrypt_to in /etc/inkkiosk/inkkiosk.toml;"
+        say "  the kiosk does not start until then (or until store_plaintext = true is written there)"
+    fi
 fi
 
 # 3. udev rules

@@ -61,6 +61,12 @@ scripts/appliance/e2e-boot.sh "$BIN" "$WORK/appliance" || true
 if [[ -n ${E2E_OUT:-} ]]; then
     mkdir -p "$E2E_OUT" && cp "$WORK"/shots/*.png "$E2E_OUT"/ 2>/dev/null || true
     echo "e2e: screenshots copied to $E2E_OUT/"
+    # The signature session's capture is stored encrypted (sealed by default); the session's
+    # host side decrypted it with its key (Tests/e2e/modes.py): those plain files.
+    if [[ -d $WORK/sig-plain ]]; then
+        mkdir -p "$E2E_OUT/signature" && cp "$WORK"/sig-plain/* "$E2E_OUT/signature/" 2>/dev/null || true
+        echo "e2e: the signature capture, decrypted with the session's key, copied to $E2E_OUT/signature/"
+    fi
 fi
 # The checks' summary ("e2e: N passed, N failed") is the last line.
 /usr/bin/python3 Tests/e2e/check.py "$WORK" "$BIN" || status=1

@@ -36,3 +36,5 @@ static inline int ik_gettid(void) { return (int)syscall(SYS_gettid); }
 /* The calling thread's name (ps -L, /proc/self/task/N/comm, backtraces); prctl is variadic. */
 #include <sys/prctl.h>
 static inline int ik_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+/* Whether the process may dump core, and be read through /proc or ptrace by its own user. */
+static inline int ik_set_dumpable(int on) { return prctl(PR_SET_DUMPABLE, on, 0, 0, 0); }

@@ -16,6 +16,8 @@ public struct KioskConfig: Sendable {
     public var allowVTSwitch: Bool?
     public var seat: String?
     public var journal: String?
+    /// `[storage] damaged_keep`, `damaged_days`: journals put aside as unreadable.
+    public var damagedJournals = DamagedJournals.standard
     public var prediction: Bool?
     /// What the file says about how input becomes ink; applied over the defaults.
     public var ink = InkSettingsPatch()
@@ -123,10 +125,16 @@ public struct KioskConfig: Sendable {
             c.prediction = r.bool("enabled", in: t, at: "prediction")
         }
         if let t = r.table("storage", in: root, at: "") {
-            r.only(["journal"], in: t, at: "storage")
+            r.only(["journal", "damaged_keep", "damaged_days"], in: t, at: "storage")
             c.journal = r.string("journal", in: t, at: "storage").flatMap { $0.isEmpty ? nil : $0 }
+            if let v = r.integer("damaged_keep", in: t, at: "storage", 0...1000) { c.damagedJournals.limits.keep = v }
+            if let v = r.number("damaged_days", in: t, at: "storage", 0...3650) { c.damagedJournals.limits.maxAgeDays = v }
         }
         if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
+        if c.screen.mode == .signature && !c.screen.signatureStorageChosen && root["signature"]?.table?["encrypt_to"] == nil {
+            // (A key written but unreadable has its own problem already.)
+            r.problem(root["signature"] == nil ? "mode" : "signature", Self.unsealedSignatures)
+        }
         guard r.problems.isEmpty else { throw ConfigError(problems: r.problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
         return c
     }
@@ -149,11 +157,18 @@ extension KioskConfig {
             }
         }
         if let t = r.table("signature", in: root, at: "") {
-            r.only(["outbox", "encrypt_to"], in: t, at: "signature")
+            r.only(["outbox", "encrypt_to", "store_plaintext"], in: t, at: "signature")
             if let v = r.path("outbox", in: t, at: "signature") { s.outbox = v }
             // Read once, here: a missing or wrong key stops the kiosk at start, and check-config says so.
             if let v = r.path("encrypt_to", in: t, at: "signature") {
                 do { s.encryptTo = try SealingKey.load(path: v) } catch { r.problem("signature.encrypt_to", "\(error)") }
+            }
+            if let v = r.bool("store_plaintext", in: t, at: "signature") {
+                s.storePlaintext = v
+                if v && t["encrypt_to"] != nil {
+                    r.problem("signature.store_plaintext", "store_plaintext = true and encrypt_to contradict each other: "
+                              + "keep encrypt_to (captures stored encrypted) or store_plaintext (stored readable), not both")
+                }
             }
         }
         if let t = r.table("classroom", in: root, at: "") {
@@ -305,6 +320,13 @@ public struct InkSettingsPatch: Sendable {
 }
 
 extension KioskConfig {
+    /// Why signature mode does not start without `[signature] encrypt_to` or `store_plaintext`.
+    public static let unsealedSignatures = "signature mode stores captures encrypted, and [signature] names no key: "
+        + "make a key pair on the host with `inkkiosk keygen signature.key` (the private key, mode 0600: it stays "
+        + "on the host, for `inkkiosk decrypt`; beside it signature.pub), copy signature.pub to the kiosk and write "
+        + "encrypt_to = \"/etc/inkkiosk/signature.pub\" under [signature]; or write store_plaintext = true there "
+        + "to store the signatures readable by anyone who can read the disk"
+
     static let apiLimitKeys = ["max_connections", "request_timeout", "idle_timeout", "max_request_line", "max_header_bytes",
                                "max_body_bytes", "max_waits", "longest_wait", "max_connections_per_client", "auth_failures",
                                "auth_failure_window", "auth_clients_tracked"]

@@ -15,6 +15,11 @@ public struct ScreenSettings: Sendable, Equatable {
     public var outbox = "/var/lib/inkkiosk/outbox"
     /// `[signature] encrypt_to`: captures' PNG, SVG and InkML are stored only encrypted to this key.
     public var encryptTo: SealingKey? = nil
+    /// `[signature] store_plaintext = true`: captures are stored readable. Signature mode needs
+    /// this or `encryptTo`: a kiosk never stores signatures in plaintext by default.
+    public var storePlaintext = false
+    /// Signature mode may start: its captures are encrypted, or plaintext was asked for.
+    public var signatureStorageChosen: Bool { encryptTo != nil || storePlaintext }
     public var saveDirectory = "/var/lib/inkkiosk/saved"
     /// How many captures and saves stay on the device, and for how long (`[limits]`).
     public var outboxRetention = Retention(keep: 1000, maxAgeDays: 30)

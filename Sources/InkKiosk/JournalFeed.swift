@@ -11,3 +11,16 @@ extension JournalWriter {
         if state.outgrown { compact(pipeline.notebook.compacted(), deviceNames: pipeline.deviceNames) }
     }
 }
+
+extension ScreenContext {
+    /// The kiosk's context: forgetting goes to the journal's writer, whose thread does the disk
+    /// work (a scrubbing journal's zeros too); the durable form, called from a chore, waits for
+    /// it at most 5 s. Without a journal there is nothing to forget.
+    public init(pipeline: FramePipeline, journal writer: JournalWriter?, chores: BackgroundChores, log: @escaping (String) -> Void) {
+        self.init(pipeline: pipeline, forgetSaved: { writer?.reset() }, forgetSavedDurably: {
+            guard let writer else { return true }
+            writer.reset()
+            return writer.flush(timeout: 5)
+        }, chores: chores, log: log)
+    }
+}

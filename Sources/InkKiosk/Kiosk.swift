@@ -26,6 +26,8 @@ public struct KioskOptions: Sendable {
     public var recordPath: String? = nil
     /// The stroke journal: every finished edit is synced here, and restored on start.
     public var journalPath: String? = nil
+    /// How many journals put aside as unreadable are kept, and how long.
+    public var damagedJournals = DamagedJournals.standard
     public var statsPath: String? = nil
     /// The mode's screen: signature, classroom, or ink only.
     public var screen = ScreenSettings()
@@ -92,11 +94,28 @@ public final class Kiosk {
     private let log: (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }
 
     public init(options: KioskOptions, trace: StartupTrace = StartupTrace()) throws {
+        if options.screen.mode == .signature && !options.screen.signatureStorageChosen {
+            throw KioskError(KioskConfig.unsealedSignatures)
+        }
         self.options = options
         self.trace = trace
         // Reading the journal (and, on a first start, creating and syncing it: 50-200 ms on an SD
-        // card) goes on beside the display's and the pipeline's set-up.
-        let journalOpening = options.journalPath.map { path in StartedElsewhere(name: "ink-journal-open") { try StrokeJournal(path: path) } }
+        // card) goes on beside the display's and the pipeline's set-up. A signature's journal
+        // holds biometric samples: it is scrubbed (zeros over them before a cut).
+        let scrubbing = options.screen.mode == .signature, hosted = scrubbing && options.screen.api != nil
+        let damaged = options.damagedJournals
+        let journalOpening = options.journalPath.map { path in
+            StartedElsewhere(name: "ink-journal-open") {
+                let journal = try StrokeJournal(path: path, scrubbing: scrubbing, damaged: damaged)
+                if hosted && !journal.recovered.isEmpty {
+                    // The host's request died with the last process: its half-drawn signature goes too.
+                    do { try journal.reset() } catch {
+                        writeStandardError("inkkiosk: warning: cannot empty the journal of the request that ended with the last run: \(error)\n")
+                    }
+                }
+                return journal
+            }
+        }
         loop = try EventLoop()
         display = try DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode)
         self.trace.mark("display")
@@ -137,6 +156,7 @@ public final class Kiosk {
                 log("warning: outbox: \(error)")
             }
             if let key = options.screen.encryptTo { log("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
+            if options.screen.storePlaintext { log("warning: signatures are stored in plaintext ([signature] store_plaintext = true)") }
         }
         if let listen = options.screen.api, let signature = screen as? SignatureScreen {
             // What the host was told before this start answers again: accepted, interrupted, …
@@ -193,10 +213,8 @@ public final class Kiosk {
         }
         if let journal {
             if let warning = journal.warning { writeStandardError("inkkiosk: warning: \(warning)\n") }
-            if options.screen.mode == .signature && options.screen.api != nil {
-                // The host's request died with the last process: its half-drawn signature goes too.
-                try? journal.reset()
-            } else if !journal.recovered.isEmpty {
+            for note in journal.notes { log("journal \(journal.path): \(note)") }
+            if !hosted && !journal.recovered.isEmpty {   // hosted: emptied as it was opened
                 pipeline.restore(journal.recovered, devices: journal.restoredDevices)
             }
             log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
@@ -317,14 +335,7 @@ public final class Kiosk {
     }
 
     /// What the screen works with; made once, not per input batch.
-    private lazy var screenContext: ScreenContext = {
-        let writer = journal
-        return ScreenContext(pipeline: pipeline, forgetSaved: { writer?.reset() }, forgetSavedDurably: {
-            guard let writer else { return true }
-            writer.reset()
-            return writer.flush(timeout: 5)
-        }, chores: chores, log: log)
-    }()
+    private lazy var screenContext = ScreenContext(pipeline: pipeline, journal: journal, chores: chores, log: log)
 
     /// Finished edits go to the journal's writer thread at once; the ink never waits for the disk.
     private func saveEdits() { journal?.save(from: pipeline) }

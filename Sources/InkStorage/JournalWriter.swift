@@ -111,6 +111,7 @@ public final class JournalWriter: @unchecked Sendable {
 
     /// Empties the journal after everything handed over before (a signature was handed over or
     /// abandoned: it must not come back). Edits still waiting are dropped: they would be erased.
+    /// A scrubbing journal's zeros are written here too, on the writer's thread, never the caller's.
     public func reset() {
         condition.lock()
         queue.removeAll()
@@ -120,9 +121,12 @@ public final class JournalWriter: @unchecked Sendable {
 
     /// Replaces the journal with `edits`, the notebook's compacted form as it stands after
     /// everything handed over so far; edits handed over later follow it. The copy is written
-    /// on its own thread while appends go on. False (nothing done) while one is under way.
+    /// on its own thread while appends go on. False (nothing done) while one is under way, and
+    /// always for a scrubbing journal: the copy's rename would free the old file's blocks
+    /// without zeros over them (a signature's journal is emptied at every end anyway).
     @discardableResult
     public func compact(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) -> Bool {
+        guard !journal.scrubbing else { return false }
         condition.lock(); defer { condition.unlock() }
         guard !compactionUnderway else { return false }
         enqueue(.compact(edits, deviceNames: deviceNames))

@@ -124,6 +124,38 @@ public struct OpeningKey: Sendable {
     }
 }
 
+extension SealingKey {
+    /// SubjectPublicKeyInfo PEM, as `openssl pkey -pubout` writes it.
+    public var pemRepresentation: String { KeyText.pem("PUBLIC KEY", KeyText.publicPrefix + rawRepresentation) }
+}
+
+extension OpeningKey {
+    /// A new key pair, from the system's secure random generator.
+    public static func generate() throws -> OpeningKey {
+        try OpeningKey(rawRepresentation: Curve25519.KeyAgreement.PrivateKey().rawRepresentation)
+    }
+
+    /// PKCS#8 PEM, as `openssl genpkey -algorithm X25519` writes it.
+    public var pemRepresentation: String { KeyText.pem("PRIVATE KEY", KeyText.privatePrefix + rawRepresentation) }
+
+    /// Writes the private key to `path` (mode 0600) and the public key to `publicPath` (0644),
+    /// each synced, never over an existing file; on failure neither is left behind.
+    public func write(to path: String, publicKeyTo publicPath: String) throws {
+        for p in [path, publicPath] where access(p, F_OK) == 0 {
+            throw StorageError(description: "\(p) exists already: not overwritten (a key pair is made once; its captures need it)")
+        }
+        try KeyText.createNew(path, pemRepresentation, mode: 0o600)
+        do {
+            try KeyText.createNew(publicPath, publicKey.pemRepresentation, mode: 0o644)
+            try DurableFile.sync(directoryOf: path)
+            try DurableFile.sync(directoryOf: publicPath)
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+}
+
 /// Reading and checking key files.
 enum KeyText {
     /// SubjectPublicKeyInfo for X25519 (OID 1.3.101.110), then the 32 key bytes.
@@ -199,6 +231,32 @@ enum KeyText {
             throw KeyFileError(path, "an X25519 \(what) key, but not in the form openssl writes (\(what == "public" ? "SubjectPublicKeyInfo" : "PKCS#8 v1"))")
         }
         return Data(bytes.suffix(32))
+    }
+
+    /// A PEM block: base64 lines of 64 characters between the BEGIN and END lines.
+    static func pem(_ label: String, _ der: some Collection<UInt8>) -> String {
+        let body = Data(der).base64EncodedString()
+        var lines: [Substring] = []
+        var rest = Substring(body)
+        while !rest.isEmpty { lines.append(rest.prefix(64)); rest = rest.dropFirst(64) }
+        return "-----BEGIN \(label)-----\n" + lines.joined(separator: "\n") + "\n-----END \(label)-----\n"
+    }
+
+    /// Creates `path` with `text` (it must not exist; not through a link), synced; removed again on failure.
+    static func createNew(_ path: String, _ text: String, mode: mode_t) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw StorageError(description: "\(path) exists already: not overwritten") }
+            throw StorageError.errno("cannot create \(path)")
+        }
+        defer { close(fd) }
+        do {
+            try DurableFile.writeAll(fd, Array(text.utf8), path)
+            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+        } catch {
+            unlink(path)
+            throw error
+        }
     }
 
     private static func contains(_ bytes: [UInt8], _ part: [UInt8]) -> Bool {

@@ -13,6 +13,10 @@ import InkCore
 ///
 /// Restored strokes keep their device (by name) and their times, brought onto this boot's
 /// monotonic clock through the wall clock each process records once, in a `session` record.
+///
+/// A `scrubbing` journal (signature mode: its records are a signature's samples, biometric
+/// data) writes zeros over records, and syncs them, before it cuts them off or empties the
+/// file, so that the freed blocks do not keep them for whoever reads the disk later.
 public final class StrokeJournal {
     public let path: String
     /// Replaced when a compacted copy is adopted.
@@ -20,6 +24,10 @@ public final class StrokeJournal {
     /// What opening found: the edits to restore, and what was cut off (if anything).
     public let recovered: [NotebookEdit]
     public let warning: String?
+    /// What opening did besides, for the log: damaged copies removed (`DamagedJournals`).
+    public let notes: [String]
+    /// Records are overwritten with zeros before the file is cut shorter.
+    public let scrubbing: Bool
     /// The devices restored strokes were drawn with, by the (negative) ids their strokes carry.
     public let restoredDevices: [Int: String]
     /// This process's clocks, written before its first edit.
@@ -29,16 +37,25 @@ public final class StrokeJournal {
     public static let magic = Array("INKJOURNAL 1\n".utf8)
     static let maxRecord = 64 << 20
 
-    public init(path: String, clock: ClockAnchor = .now()) throws {
+    /// `damaged`: how many journals put aside as unreadable are kept, and for how long.
+    public init(path: String, clock: ClockAnchor = .now(), scrubbing: Bool = false, damaged: DamagedJournals = .standard) throws {
         self.path = path
         self.clock = clock
+        self.scrubbing = scrubbing
         var context = RestoreContext(reader: clock)
-        (fd, recovered, warning) = try Self.open(path, &context)
+        (fd, recovered, warning) = try Self.open(path, &context, scrubbing: scrubbing)
         restoredDevices = context.deviceNames
+        // Every start, not only when one is put aside: the age limit holds on a kiosk that never restarts badly again.
+        do {
+            let removed = try damaged.prune(path)
+            notes = removed.isEmpty ? [] : ["removed \(removed.count) old damaged journals: \(removed.joined(separator: ", "))"]
+        } catch {
+            notes = ["warning: cannot remove old damaged journals: \(error)"]
+        }
     }
 
     /// Opens (or creates) the journal and recovers what it holds; a damaged end is cut off.
-    private static func open(_ path: String, _ context: inout RestoreContext) throws -> (Int32, [NotebookEdit], String?) {
+    private static func open(_ path: String, _ context: inout RestoreContext, scrubbing: Bool) throws -> (Int32, [NotebookEdit], String?) {
         unlink(path + ".compact")   // a compaction a crash interrupted: the journal itself is whole
         var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError.errno("cannot open the journal \(path)") }
@@ -47,19 +64,29 @@ public final class StrokeJournal {
         var warning: String?
         if let problem {
             warning = "\(path): \(problem); kept \(edits.count) edits, cut \(data.count - goodLength) bytes"
+            if goodLength >= magic.count && data[goodLength...].allSatisfy({ $0 == 0 }) {
+                // A scrubbing journal's reset: zeros synced, then a crash before the cut.
+                warning = "\(path): \(data.count - goodLength) bytes of zeros after \(edits.count) edits (emptying it was interrupted); cut"
+            }
         }
         if data.isEmpty || goodLength < magic.count {
             if !data.isEmpty {
                 // Not even the header survived, or this is not a journal: keep it aside, start anew.
                 close(fd)
-                _ = rename(path, path + ".damaged")
-                warning = "\(path): \(problem ?? "damaged"); moved aside to \(path).damaged"
+                let aside = DamagedJournals.newName(for: path, at: Date())
+                if rename(path, aside) == 0 {
+                    warning = "\(path): \(problem ?? "damaged"); moved aside to \(aside)"
+                } else {
+                    warning = "\(path): \(problem ?? "damaged"); cannot move it aside to \(aside) (\(String(cString: strerror(errno)))): started anew over it"
+                }
                 fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw StorageError.errno("cannot recreate the journal \(path)") }
             }
             try DurableFile.writeAll(fd, magic, path)
             guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
         } else if problem != nil {
+            // The zeros are worth a try; the cut must happen anyway (a journal that opens is what keeps ink).
+            if scrubbing { try? overwrite(fd, from: off_t(goodLength), path) }
             guard ftruncate(fd, off_t(goodLength)) == 0, fsync(fd) == 0 else {
                 throw StorageError.errno("cannot cut the damaged end of \(path)")
             }
@@ -103,7 +130,10 @@ public final class StrokeJournal {
 
     /// Cuts the file back to `length` (what a failed sync may have lost is written again).
     public func cut(to length: off_t) {
-        _ = ftruncate(fd, max(length, off_t(Self.magic.count)))
+        let length = max(length, off_t(Self.magic.count))
+        // The disk just failed a sync: the zeros are worth a try, the cut must happen anyway.
+        if scrubbing { try? Self.overwrite(fd, from: length, path) }
+        _ = ftruncate(fd, length)
         if let sessionStart, length <= sessionStart { sessionWritten = false; self.sessionStart = nil }
     }
 
@@ -111,8 +141,10 @@ public final class StrokeJournal {
     private var sessionStart: off_t?
 
     /// Forgets everything (a signature was handed over or abandoned: it must not come back,
-    /// nor stay on the device's disk).
+    /// nor stay on the device's disk). A scrubbing journal overwrites the records first; if
+    /// that fails, nothing is cut (the caller tries again, as for any failed write).
     public func reset() throws {
+        if scrubbing { try scrub() }
         guard ftruncate(fd, off_t(Self.magic.count)) == 0, fsync(fd) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
             throw StorageError.errno("cannot empty the journal \(path)")
         }
@@ -123,6 +155,30 @@ public final class StrokeJournal {
 
     /// How often the journal was emptied (a compaction prepared before a reset is void).
     public private(set) var resets = 0
+
+    /// Writes zeros over every record (the header stays) and syncs them; the file keeps its
+    /// length. `reset` of a scrubbing journal does this before it cuts the file.
+    public func scrub() throws {
+        try Self.overwrite(fd, from: off_t(Self.magic.count), path)
+    }
+
+    /// Zeros from `start` to the end of the file, synced (fdatasync): the bytes a cut is about
+    /// to free hold nothing. In place, so the file system reuses the blocks the records were in
+    /// (a flash card's controller may still keep old copies of them: see README, "Threat model").
+    static func overwrite(_ fd: Int32, from start: off_t, _ path: String) throws {
+        let end = lseek(fd, 0, SEEK_END)
+        guard end >= 0 else { throw StorageError.errno("cannot seek in \(path)") }
+        guard end > start else { return }
+        let zeros = [UInt8](repeating: 0, count: Int(min(end - start, 1 << 16)))
+        var at = start
+        while at < end {
+            let n = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, min($0.count, Int(end - at)), at) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw StorageError.errno("cannot overwrite \(path) from byte \(at)") }
+            at += off_t(n)
+        }
+        guard fdatasync(fd) == 0 else { throw StorageError.errno("cannot sync the zeros written over \(path)") }
+    }
 
     // MARK: compaction
 

@@ -29,6 +29,7 @@ struct DecryptCommand: ParsableCommand {
     }
 
     func run() throws {
+        try forbidCoreDumps()   // the private key and the plain signatures are in memory
         let opening: OpeningKey
         do { opening = try OpeningKey.load(path: key) } catch { throw CleanExit.message("\(error)", code: 1) }
         if let out {

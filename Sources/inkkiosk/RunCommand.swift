@@ -95,8 +95,15 @@ struct KioskArguments: ParsableArguments {
         o.statsPath = latencyStats
         o.recordPath = record
         o.journalPath = journal ?? file.journal
+        o.damagedJournals = file.damagedJournals
         o.screen = file.screen
         if let kioskMode { o.screen.mode = kioskMode }
+        if o.screen.mode == .signature && !o.screen.signatureStorageChosen {
+            // The file did not choose signature mode (it would have said this itself): --kiosk-mode did.
+            throw CleanExit.message("the configuration has problems; not starting:\n"
+                                    + (config.map { "\($0): --kiosk-mode signature: " } ?? "--kiosk-mode signature without --config: ")
+                                    + KioskConfig.unsealedSignatures, code: 1)
+        }
         if let outbox { o.screen.outbox = outbox }
         if let saveDir { o.screen.saveDirectory = saveDir }
         if let api { o.screen.api = api }
@@ -119,8 +126,16 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let trace = StartupTrace()
+        try forbidCoreDumps()
         try runKiosk(kiosk.options(ink), trace: trace)
     }
+}
+
+/// First thing, before the config is read (it reads the API's token to check it): neither a
+/// core file nor another process of this user may see what this process holds (signatures,
+/// pupils' work, the token, a private key).
+func forbidCoreDumps() throws {
+    do { try CoreDumps.forbid() } catch { throw CleanExit.message("\(error)", code: 1) }
 }
 
 struct RecordCommand: ParsableCommand {
@@ -136,6 +151,7 @@ struct RecordCommand: ParsableCommand {
 
     func run() throws {
         let trace = StartupTrace()
+        try forbidCoreDumps()
         try runKiosk(kiosk.options(ink, record: output), trace: trace)
     }
 }
@@ -153,6 +169,7 @@ struct CheckConfigCommand: ParsableCommand {
             let config = try KioskConfig.load(path: file)
             print("\(file): ok")
             if let key = config.screen.encryptTo { print("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
+            if config.screen.storePlaintext { print("signatures are stored in plaintext (store_plaintext = true)") }
         } catch let e as ConfigError {
             throw CleanExit.message("\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s"):\n\(e)", code: 1)
         }

@@ -167,7 +167,8 @@ struct SoakCommand: ParsableCommand {
         let display = try OffscreenDisplay(size: size)
         let pipeline = try FramePipeline(settings: InteractionSettings(screen: size), devices: [], display: display)
         let pen = SoakPen(pipeline: pipeline)
-        let writer = JournalWriter(journal: try StrokeJournal(path: journalPath))
+        // Scrubbing, as a signature kiosk's journal is: zeros over each signature at its reset.
+        let writer = JournalWriter(journal: try StrokeJournal(path: journalPath, scrubbing: true))
         // The outbox keeps the newest 200 here, so that its pruning runs during the day.
         let retention = Retention(keep: 200, maxAgeDays: 30)
         var rng = SplitMix64(seed: 7)

@@ -4,6 +4,7 @@ import Testing
 import InkCore
 import InkRender
 import InkAPI
+import InkStorage
 @testable import InkKiosk
 
 @Suite struct Config {
@@ -18,12 +19,17 @@ import InkAPI
         #expect(c.seat == "seat0" && c.prediction == true && c.journal == nil && c.allowVTSwitch == false)
         #expect(c.lockdown.enabled == true && c.lockdown.serviceKeys == nil)
         #expect(c.screen == ScreenSettings(), "mode, [ui], [signature], [classroom], [api]")
+        #expect(c.damagedJournals == .standard && c.damagedJournals.limits == Retention(keep: 4, maxAgeDays: 30))
         #expect(Palette.standard.count == 8)
     }
 
     @Test func theProfilesAreValidAndSayWhatTheyAreFor() throws {
-        let signature = try KioskConfig.load(path: Fixtures.packageDirectory.appendingPathComponent("config/signature.toml").path)
-        #expect(signature.screen.mode == .signature)
+        // The signature profile as shipped names no key (it is refused: SealedByDefault); with
+        // the line its comments say to uncomment, it is valid.
+        let shipped = try String(contentsOfFile: Fixtures.packageDirectory.appendingPathComponent("config/signature.toml").path, encoding: .utf8)
+        let signature = try KioskConfig.parse(shipped.replacingOccurrences(of: "# store_plaintext = true", with: "store_plaintext = true"),
+                                              file: "signature.toml")
+        #expect(signature.screen.mode == .signature && signature.screen.storePlaintext)
         #expect(signature.journal != nil)
         let classroom = try KioskConfig.load(path: Fixtures.packageDirectory.appendingPathComponent("config/classroom.toml").path)
         #expect(classroom.screen.mode == .classroom)
@@ -41,15 +47,30 @@ import InkAPI
             accept = "Bestätigen"
             [signature]
             outbox = "/srv/outbox"
+            store_plaintext = true
             [api]
             enabled = true
             listen = "unix:/run/inkkiosk/api.sock"
             default_timeout = 90
             """, file: "t.toml")
         #expect(c.screen.mode == .signature && c.screen.buttonMM == 15 && c.screen.dpi == 160)
+        #expect(c.screen.storePlaintext && c.screen.encryptTo == nil)
         #expect(c.screen.text.prompt == "Bitte oberhalb der Linie unterschreiben" && c.screen.text.accept == "Bestätigen")
         #expect(c.screen.text.clear == "Clear")
         #expect(c.screen.outbox == "/srv/outbox" && c.screen.api == "unix:/run/inkkiosk/api.sock" && c.screen.defaultTimeout == 90)
+    }
+
+    @Test func damagedJournalLimitsAreStorageKeys() throws {
+        let c = try KioskConfig.parse("[storage]\njournal = \"/var/lib/inkkiosk/j.inkj\"\ndamaged_keep = 2\ndamaged_days = 7.5\n", file: "t.toml")
+        #expect(c.damagedJournals.limits == Retention(keep: 2, maxAgeDays: 7.5))
+        do {
+            _ = try KioskConfig.parse("[storage]\ndamaged_keep = -1\ndamaged_days = \"week\"\n", file: "bad.toml")
+            Issue.record("accepted")
+        } catch let e as ConfigError {
+            #expect(e.description.split(separator: "\n") == [
+                "bad.toml:2: storage.damaged_keep: must be between 0 and 1000 (got -1)",
+                "bad.toml:3: storage.damaged_days: must be a number, not a string"])
+        }
     }
 
     @Test func worksheetFoldersAndLimits() throws {

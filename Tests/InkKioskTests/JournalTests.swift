@@ -17,8 +17,9 @@ private func session(_ name: String) throws -> (edits: [NotebookEdit], strokes: 
 }
 
 private func journalPath(_ name: String) throws -> String {
-    let path = try Fixtures.outputDirectory("journal") + "/\(name).inkj"
-    unlink(path); unlink(path + ".damaged")
+    let dir = try Fixtures.outputDirectory("journal"), path = "\(dir)/\(name).inkj"
+    unlink(path)
+    for f in try FileManager.default.contentsOfDirectory(atPath: dir) where f.hasPrefix("\(name).inkj.damaged") { unlink("\(dir)/\(f)") }
     return path
 }
 
@@ -162,9 +163,16 @@ private func fileSize(_ path: String) -> Int {
     @Test func aFileThatIsNotAJournalIsMovedAsideAndANewOneStarted() throws {
         let path = try journalPath("foreign")
         try "hello".write(toFile: path, atomically: true, encoding: .utf8)
+        let before = Date()
         let j = try StrokeJournal(path: path)
-        #expect(j.recovered.isEmpty && j.warning?.contains("moved aside") == true)
-        #expect(FileManager.default.fileExists(atPath: path + ".damaged"))
+        #expect(j.recovered.isEmpty && j.warning?.contains("moved aside to \(path).damaged.") == true, "\(j.warning ?? "")")
+        // Named with the UTC time it was put aside, its bytes as they were.
+        let copies = try DamagedJournals.copies(of: path)
+        #expect(copies.count == 1)
+        let (name, when) = try #require(copies.first)
+        #expect(j.warning?.hasSuffix(name) == true)
+        #expect(abs(when.timeIntervalSince(before)) < 2)
+        #expect(try String(contentsOfFile: "\(URL(fileURLWithPath: path).deletingLastPathComponent().path)/\(name)", encoding: .utf8) == "hello")
     }
 
     @Test func pagesAndTheirOrderComeBack() throws {
@@ -231,6 +239,150 @@ private func fileSize(_ path: String) -> Int {
             Issue.record("opened a journal in /proc")
         } catch {
             #expect("\(error)".contains("/proc/inkkiosk/journal.inkj"))
+        }
+    }
+}
+
+/// A signature's journal (signature mode) holds biometric samples: zeros go over its records,
+/// synced, before they are cut off, so the disk's freed blocks do not keep them.
+@Suite struct JournalScrubbing {
+    private func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    @Test func scrubWritesZerosOverEveryRecordAndKeepsTheHeader() throws {
+        let (edits, _, _) = try session("pressure")
+        let path = try journalPath("scrub")
+        let journal = try StrokeJournal(path: path, clock: clock, scrubbing: true)
+        try journal.append(edits)
+        let written = try bytes(path)
+        #expect(written.count > 1000 && written.dropFirst(StrokeJournal.magic.count).contains { $0 != 0 })
+        try journal.scrub()
+        // The same length (the zeros went over the records, in place), the header as it was, nothing else.
+        let scrubbed = try bytes(path)
+        #expect(scrubbed.count == written.count)
+        #expect(Array(scrubbed.prefix(StrokeJournal.magic.count)) == StrokeJournal.magic)
+        #expect(scrubbed.dropFirst(StrokeJournal.magic.count).allSatisfy { $0 == 0 })
+        // A reset of a scrubbing journal scrubs, then cuts: nothing comes back, and it goes on.
+        try journal.append(Array(edits.prefix(1)))
+        try journal.reset()
+        #expect(try bytes(path) == StrokeJournal.magic)
+        #expect(try StrokeJournal(path: path, clock: clock).recovered.isEmpty)
+        // A crash between the zeros and the cut: the next start finds zeros, restores nothing, and cuts them.
+        try journal.append(edits)
+        try journal.scrub()
+        let interrupted = try StrokeJournal(path: path, clock: clock, scrubbing: true)
+        #expect(interrupted.recovered.isEmpty)
+        #expect(interrupted.warning == "\(path): \(written.count - StrokeJournal.magic.count) bytes of zeros after 0 edits (emptying it was interrupted); cut",
+                "\(interrupted.warning ?? "")")
+        #expect(try bytes(path) == StrokeJournal.magic)
+    }
+
+    @Test func aTornTailIsZeroedOnlyBeyondTheWholeRecords() throws {
+        let (edits, _, _) = try session("pressure")
+        let path = try journalPath("scrub-torn")
+        let journal = try StrokeJournal(path: path, clock: clock)
+        try journal.append(Array(edits.prefix(2)))
+        let whole = try bytes(path)
+        try journal.append([edits[2]])
+        let full = try bytes(path)
+        // Zeros over what follows a given length: exactly that range, the rest untouched.
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        try StrokeJournal.overwrite(fd, from: off_t(whole.count), path)
+        close(fd)
+        let after = try bytes(path)
+        #expect(after.count == full.count && Array(after.prefix(whole.count)) == whole)
+        #expect(after.dropFirst(whole.count).allSatisfy { $0 == 0 })
+        // Opened as a scrubbing journal, a torn last record is cut; what is kept is intact.
+        try Data(full.dropLast(7)).write(to: URL(fileURLWithPath: path))
+        let reopened = try StrokeJournal(path: path, clock: clock, scrubbing: true)
+        #expect(reopened.recovered == Array(edits.prefix(2)) && reopened.warning?.contains("torn") == true)
+        #expect(try bytes(path) == whole)
+    }
+
+    /// The writer's thread does the zeros: after its reset the file is the header alone; a
+    /// scrubbing journal is never compacted (the rename would free its blocks unscrubbed).
+    @Test func theWriterEmptiesAScrubbingJournalAndNeverCompactsIt() throws {
+        let (edits, _, _) = try session("pressure")
+        let path = try journalPath("scrub-writer")
+        let writer = JournalWriter(journal: try StrokeJournal(path: path, clock: clock, scrubbing: true))
+        writer.submit(edits)
+        #expect(writer.flush(timeout: 10))
+        #expect(try bytes(path).count > 1000)
+        #expect(!writer.compact(edits), "no compaction of a scrubbing journal")
+        writer.reset()
+        #expect(writer.flush(timeout: 10))
+        #expect(try bytes(path) == StrokeJournal.magic)
+        #expect(writer.state.problem == nil && writer.state.compactions == 0)
+        #expect(writer.stop(timeout: 10))
+    }
+}
+
+/// Journals put aside as unreadable are kept like the outbox's captures: a few, for a while.
+@Suite struct DamagedJournalCopies {
+    private let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private func directory(_ name: String) throws -> String {
+        let dir = try Fixtures.outputDirectory("damaged-\(name)-\(UUID().uuidString.prefix(8))")
+        return dir
+    }
+
+    private func make(_ path: String, modified: Date? = nil) {
+        _ = FileManager.default.createFile(atPath: path, contents: Data("not a journal".utf8))
+        if let modified {
+            var times = [timespec(tv_sec: Int(modified.timeIntervalSince1970), tv_nsec: 0),
+                         timespec(tv_sec: Int(modified.timeIntervalSince1970), tv_nsec: 0)]
+            _ = utimensat(AT_FDCWD, path, &times, 0)
+        }
+    }
+
+    @Test func theOldestBeyondTheCountAndTheTooOldAreRemoved() throws {
+        let dir = try directory("prune")
+        let journal = "\(dir)/journal.inkj"
+        let day = 86_400.0
+        // Put aside 1, 2, 3 and 40 days ago (the time in the name), and an older version's single copy.
+        for days in [1.0, 2, 3, 40] { make(journal + ".damaged." + utcTimestamp(now - days * day)) }
+        make(journal + ".damaged", modified: now - 10 * day)
+        // Not copies of this journal: left alone.
+        make("\(dir)/other.inkj.damaged.\(utcTimestamp(now - 90 * day))")
+        make("\(dir)/journal.inkj.compact")
+        let removed = try DamagedJournals(limits: Retention(keep: 2, maxAgeDays: 30)).prune(journal, now: now)
+        #expect(removed == ["journal.inkj.damaged." + utcTimestamp(now - 40 * day), "journal.inkj.damaged",
+                            "journal.inkj.damaged." + utcTimestamp(now - 3 * day)], "oldest first")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
+        #expect(left == ["journal.inkj.damaged." + utcTimestamp(now - day), "journal.inkj.damaged." + utcTimestamp(now - 2 * day),
+                         "other.inkj.damaged." + utcTimestamp(now - 90 * day), "journal.inkj.compact"])
+        // 0 and 0: no limit.
+        #expect(try DamagedJournals(limits: Retention(keep: 0, maxAgeDays: 0)).prune(journal, now: now + 1000 * day).isEmpty)
+    }
+
+    /// Each bad start keeps its own copy (two in one second too); opening the journal removes
+    /// those beyond the limits and says so.
+    @Test func everyStartPutsItsCopyAsideAndKeepsTheNewest() throws {
+        let dir = try directory("open")
+        let journal = "\(dir)/journal.inkj"
+        let limits = DamagedJournals(limits: Retention(keep: 2, maxAgeDays: 30))
+        var names: [String] = []
+        for i in 0..<3 {
+            try "garbage \(i)".write(toFile: journal, atomically: true, encoding: .utf8)
+            let j = try StrokeJournal(path: journal, damaged: limits)
+            let name = try #require(j.warning?.components(separatedBy: "moved aside to \(dir)/").last)
+            names.append(name)
+            if i == 2 { #expect(j.notes == ["removed 1 old damaged journals: \(names[0])"], "\(j.notes)") } else { #expect(j.notes.isEmpty) }
+        }
+        #expect(Set(names).count == 3, "three copies, three names: \(names)")
+        #expect(Set(try DamagedJournals.copies(of: journal).keys) == Set(names.suffix(2)))
+        #expect(try String(contentsOfFile: "\(dir)/\(names[2])", encoding: .utf8) == "garbage 2")
+        // A healthy start with an old copy lying about: the age limit holds too.
+        let aged = journal + ".damaged." + utcTimestamp(Date() - 31 * 86_400)
+        make(aged)
+        let j = try StrokeJournal(path: journal, damaged: limits)
+        #expect(j.warning == nil && j.notes == ["removed 1 old damaged journals: \(URL(fileURLWithPath: aged).lastPathComponent)"])
+    }
+
+    @Test func timesInNamesAreReadBack() {
+        #expect(DamagedJournals.date(utcTimestamp(now)) == now)
+        for bad in ["20261323T060412Z", "2026112T060412Z", "20261123T060412", "20261123X060412Z", "2026112aT060412Z", ""] {
+            #expect(DamagedJournals.date(bad) == nil, "\(bad)")
         }
     }
 }

@@ -19,6 +19,8 @@ final class Booth {
     let display: OffscreenDisplay
     let screen: KioskScreen
     var journal: StrokeJournal?
+    /// Instead of `journal`: the kiosk's way, a writer thread (whose reset may scrub).
+    var writer: JournalWriter?
     var logged: [String] = []
     var t = 1.0
     var chores = BackgroundChores.inline()
@@ -41,15 +43,22 @@ final class Booth {
     }
 
     var context: ScreenContext {
-        ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in try journal?.reset() }, chores: chores,
-                      log: { [unowned self] in logged.append($0) })
+        if let writer {
+            return ScreenContext(pipeline: pipeline, journal: writer, chores: chores, log: { [unowned self] in logged.append($0) })
+        }
+        return ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in try journal?.reset() }, chores: chores,
+                             log: { [unowned self] in logged.append($0) })
     }
 
     func frame() throws {
-        try journal?.append(pipeline.takeEdits())
+        try saveEdits()
         try screen.update(context)
-        try journal?.append(pipeline.takeEdits())
+        try saveEdits()
         try pipeline.renderFrame()
+    }
+
+    private func saveEdits() throws {
+        if let writer { writer.save(from: pipeline) } else { try journal?.append(pipeline.takeEdits()) }
     }
 
     func send(_ device: Int, _ kind: InkEventKind) {
@@ -214,6 +223,43 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req3.inkml", "req3.json", "req3.png", "req3.svg"])
         #expect(samples >= 40)
         #expect(screen.request == nil)
+    }
+
+    /// Hosted, as the kiosk runs it: the journal's writer thread, its journal scrubbing. While
+    /// a request is signed its ink is in the journal; at Cancel, at the time-out and at Accept
+    /// it leaves: zeros over its records, then the file cut back to its header.
+    @Test func theJournalKeepsNoSignatureAfterCancelTimeOutOrAccept() throws {
+        let outbox = try emptyOutbox()
+        let path = "\(outbox)/../journal-\(UUID().uuidString.prefix(8)).inkj"
+        let booth = try Booth(settings(outbox, hosted: true))
+        let writer = JournalWriter(journal: try StrokeJournal(path: path, scrubbing: true))
+        booth.writer = writer
+        let screen = try #require(booth.screen as? SignatureScreen)
+        var outcomes: [String: SignatureScreen.Outcome] = [:]
+        screen.onFinished = { outcomes[$0] = $1 }
+        func journalBytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        for id in ["cancelled", "timed-out", "accepted"] {
+            screen.start(.init(id: id, prompt: nil), booth.context)
+            try booth.frame()
+            try booth.draw(signatureStroke)
+            #expect(writer.flush(timeout: 10))
+            #expect(try journalBytes().count > StrokeJournal.magic.count + 500, "\(id): the signature is in the journal while it is signed")
+            switch id {
+            case "cancelled": try booth.tap(.cancel)
+            case "timed-out":
+                screen.end(id: id, .timedOut(reason: "no signature within 1 s"), booth.context)
+                try booth.frame()
+            default: try booth.tap(.accept)
+            }
+            #expect(outcomes[id] != nil, "\(id): \(outcomes)")
+            #expect(writer.flush(timeout: 10))
+            #expect(try journalBytes() == StrokeJournal.magic, "\(id): the journal holds no record")
+        }
+        guard case .accepted(let paths, _)? = outcomes["accepted"] else { Issue.record("not accepted: \(outcomes)"); return }
+        #expect(paths.count == 4)
+        #expect(writer.state.problem == nil)
+        #expect(writer.stop(timeout: 10))
+        #expect(try StrokeJournal(path: path).recovered.isEmpty)
     }
 
     /// With a key, Accept stores the signature encrypted, and the host hears which key opens it.

@@ -341,3 +341,106 @@ struct SignatureEncryption {
         #expect(beside.status == 0 && beside.stdout == "\(capture)/\(id).png\n", "\(beside.stdout)\(beside.stderr)")
     }
 }
+
+extension SignatureEncryption {
+    /// `inkkiosk keygen` makes the pair openssl would: the private key 0600, the public key
+    /// beside it; openssl reads both, and what is sealed to the public key the CLI decrypts
+    /// with the private one. It never writes over a key.
+    @Test func keygenMakesAPairOpensslReadsAndDecryptOpens() throws {
+        let key = "\(dir)/made.key", pub = "\(dir)/made.pub"
+        let made = try run(binary, ["keygen", key])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(mode(key) == 0o600)
+        let sealing = try SealingKey.load(path: pub)
+        #expect(made.stdout.contains(sealing.fingerprint) && made.stdout.contains("encrypt_to = \"/etc/inkkiosk/signature.pub\""), "\(made.stdout)")
+        #expect(try opensslFingerprint(pub) == sealing.fingerprint)
+        let derived = try run(try #require(which("openssl")), ["pkey", "-in", key, "-pubout"])
+        let written = try String(contentsOfFile: pub, encoding: .utf8)
+        #expect(derived.status == 0 && derived.stdout == written, "\(derived.stderr)")
+
+        let id = "20261123T060412Z-4b1d2e"
+        let sealed = try capture(id, to: sealing).write(to: "\(dir)/keygen-outbox")
+        let opened = try run(binary, ["decrypt", "--key", key, "--out", "\(dir)/keygen-plain", "\(dir)/keygen-outbox/\(id)"])
+        #expect(opened.status == 0 && opened.stdout.split(separator: "\n").count == 3, "\(opened.stderr)")
+        #expect(try ImageSurface.readPNG("\(dir)/keygen-plain/\(id).png").size.width > 100)
+        #expect(sealed.allSatisfy { !$0.hasSuffix(".png") })
+
+        let before = try bytes(key)
+        let again = try run(binary, ["keygen", key])
+        #expect(again.status != 0 && again.stderr.contains("\(key) exists already: not overwritten"), "\(again.stderr)")
+        #expect(try bytes(key) == before)
+        let other = try run(binary, ["keygen", "\(dir)/second.key", "--public", pub])
+        #expect(other.status != 0 && other.stderr.contains("\(pub) exists already"), "\(other.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/second.key"), "nothing half made")
+    }
+}
+
+/// Signature mode stores no capture in plaintext unless the config says so in as many words
+/// (`[signature] store_plaintext = true`); without a key it does not start, and says where
+/// and how to make one.
+@Suite struct SealedByDefault {
+    let dir: String
+    let profile = Fixtures.packageDirectory.appendingPathComponent("config/signature.toml").path
+    var binary: String { Fixtures.inkkioskBinary }
+
+    init() throws { dir = try Fixtures.outputDirectory("sealed-\(UUID().uuidString.prefix(8))") }
+
+    func problems(_ text: String, file: String = "k.toml") -> [String] {
+        do { _ = try KioskConfig.parse(text, file: file); return [] } catch let e as ConfigError {
+            return e.problems.map(\.description)
+        } catch { return ["\(error)"] }
+    }
+
+    /// The line `[signature]` is on in the shipped profile.
+    var signatureLine: Int {
+        let lines = (try? String(contentsOfFile: profile, encoding: .utf8))?.split(separator: "\n", omittingEmptySubsequences: false) ?? []
+        return (lines.firstIndex { $0 == "[signature]" } ?? -2) + 1
+    }
+
+    @Test func withoutAKeyOrStorePlaintextSignatureModeIsRefused() throws {
+        let refusal = KioskConfig.unsealedSignatures
+        #expect(refusal.contains("inkkiosk keygen") && refusal.contains("encrypt_to") && refusal.contains("store_plaintext = true"))
+        // The shipped profile: the file, the [signature] line, what to do.
+        #expect(problems(try String(contentsOfFile: profile, encoding: .utf8), file: profile) == ["\(profile):\(signatureLine): signature: \(refusal)"])
+        // No [signature] at all: the mode's line; store_plaintext = false written out: still refused.
+        #expect(problems("# a kiosk\nmode = \"signature\"\n") == ["k.toml:2: mode: \(refusal)"])
+        #expect(problems("mode = \"signature\"\n[signature]\nstore_plaintext = false\n") == ["k.toml:2: signature: \(refusal)"])
+        // Plaintext when asked for; other modes need neither.
+        let plain = try KioskConfig.parse("mode = \"signature\"\n[signature]\nstore_plaintext = true\n", file: "k.toml")
+        #expect(plain.screen.storePlaintext && plain.screen.signatureStorageChosen)
+        #expect(problems("mode = \"classroom\"\n") == [] && problems("[signature]\noutbox = \"/srv/o\"\n") == [])
+        #expect(problems("[signature]\nstore_plaintext = \"yes\"\n") == ["k.toml:2: signature.store_plaintext: must be true or false, not a string"])
+    }
+
+    @Test func aKeyAndStorePlaintextTogetherAreRefusedWithTheirLine() throws {
+        let pair = try OpeningKey.generate()
+        try pair.write(to: "\(dir)/both.key", publicKeyTo: "\(dir)/both.pub")
+        #expect(problems("mode = \"signature\"\n[signature]\nencrypt_to = \"\(dir)/both.pub\"\n\nstore_plaintext = true\n")
+                == ["k.toml:5: signature.store_plaintext: store_plaintext = true and encrypt_to contradict each other: "
+                    + "keep encrypt_to (captures stored encrypted) or store_plaintext (stored readable), not both"])
+        let sealed = try KioskConfig.parse("mode = \"signature\"\n[signature]\nencrypt_to = \"\(dir)/both.pub\"\nstore_plaintext = false\n", file: "k.toml")
+        #expect(sealed.screen.encryptTo == pair.publicKey && !sealed.screen.storePlaintext)
+    }
+
+    /// The binary: check-config and run say the same, and run stops before it touches a screen;
+    /// signature mode chosen on the command line is held to the same rule.
+    @Test func theKioskDoesNotStartWithoutAKey() throws {
+        let checked = try run(binary, ["check-config", profile])
+        #expect(checked.status == 1 && checked.stderr.contains("\(profile):\(signatureLine): signature: signature mode stores captures encrypted"),
+                "\(checked.stderr)")
+        let refused = try run(binary, ["run", "--config", profile, "--card", "/nonexistent/card0"])
+        #expect(refused.status == 1 && refused.stderr.contains("not starting") && refused.stderr.contains("inkkiosk keygen"), "\(refused.stderr)")
+
+        let draw = "\(dir)/draw.toml", plain = "\(dir)/plain.toml"
+        try "[ui]\nbutton_mm = 14\n".write(toFile: draw, atomically: true, encoding: .utf8)
+        try "[signature]\nstore_plaintext = true\n".write(toFile: plain, atomically: true, encoding: .utf8)
+        let flagged = try run(binary, ["run", "--config", draw, "--kiosk-mode", "signature", "--card", "/nonexistent/card0"])
+        #expect(flagged.status == 1 && flagged.stderr.contains("\(draw): --kiosk-mode signature: signature mode stores captures encrypted"),
+                "\(flagged.stderr)")
+        let bare = try run(binary, ["run", "--kiosk-mode", "signature", "--card", "/nonexistent/card0"])
+        #expect(bare.status == 1 && bare.stderr.contains("--kiosk-mode signature without --config: signature mode stores"), "\(bare.stderr)")
+        // Plaintext asked for: past the rule, on to the screen (which is not there).
+        let past = try run(binary, ["run", "--config", plain, "--kiosk-mode", "signature", "--card", "/nonexistent/card0"])
+        #expect(past.status == 1 && !past.stderr.contains("stores captures encrypted") && past.stderr.contains("/nonexistent/card0"), "\(past.stderr)")
+    }
+}

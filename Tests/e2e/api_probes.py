@@ -724,9 +724,9 @@ class Probes:
 
     def __init__(self, binary, pen, touch, selected=PHASES):
         from scenario import Kiosk, signature_path  # noqa: F401  (the VM side only)
-        from modes import session_config, signature_buttons
+        from modes import session_config, signature_buttons, signature_keys
         self.Kiosk, self.signature_path = Kiosk, signature_path
-        self.session_config = session_config
+        self.session_config, self.signature_keys = session_config, signature_keys
         self.binary, self.pen, self.touch = binary, pen, touch
         self.accept = signature_buttons(14, hosted=True)["Accept"]
         self.started = time.monotonic()
@@ -736,7 +736,8 @@ class Probes:
 
     # -- kiosks
     def start(self, session, name, port, outbox=None):
-        config = self.session_config("signature.toml", name)
+        # Sealed, as the signature session's kiosk: the same key (modes.signature_keys).
+        config = self.session_config("signature.toml", name, encrypt_to=self.signature_keys(self.binary)[1])
         text = open(config).read()
         if outbox:
             text = re.sub(r'(?m)^outbox = .*$', f'outbox = "{outbox}"', text)

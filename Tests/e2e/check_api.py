@@ -358,7 +358,8 @@ def check_kill(work, check):
         captured = r.get("final_dir_at_kill")
         consistent = (g.get("state") == "accepted") == bool(captured)
         files = (a.get("captures") or {}).get(r.get("id"))
-        whole = g.get("state") != "accepted" or files == sorted(f"{r['id']}.{x}" for x in ("inkml", "json", "png", "svg"))
+        # Sealed (modes.signature_keys): the PNG, SVG and InkML encrypted, the JSON plain.
+        whole = g.get("state") != "accepted" or files == sorted([f"{r['id']}.{x}.hpke" for x in ("inkml", "png", "svg")] + [f"{r['id']}.json"])
         check(final and consistent and whole,
               f"killed at '{r.get('moment')}' ({r.get('reached')}): after the restart GET answers {g.get('code')} "
               f"{g.get('state')}" + (f" ({g.get('reason')})" if g.get("reason") else "")

@@ -58,27 +58,48 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
         mode = stat.S_IMODE(os.stat(outbox).st_mode)
         check(mode == 0o700, f"the capture's directory has mode 0700 ({oct(mode)})", outbox)
     names = sorted(os.listdir(outbox)) if os.path.isdir(outbox) else []
-    check(names == sorted(f"{ident}.{x}" for x in ("png", "svg", "inkml", "json")),
-          f"the capture's directory holds exactly its four files ({', '.join(names)})", outbox)
+    # Sealed by default: the profile names the session's key (modes.signature_keys), so the PNG,
+    # SVG and InkML are stored only encrypted to it; the JSON, which holds no ink, stays plain.
+    sealed = [f"{ident}.{x}.hpke" for x in ("png", "svg", "inkml")]
+    check(names == sorted(sealed + [f"{ident}.json"]),
+          f"the capture's directory holds exactly its four files, the PNG, SVG and InkML encrypted ({', '.join(names)})", outbox)
     if len(names) == 4:
         modes = {n: stat.S_IMODE(os.stat(os.path.join(outbox, n)).st_mode) for n in names}
         check(all(m == 0o600 for m in modes.values()), f"each file has mode 0600 ({set(oct(m) for m in modes.values())})", outbox)
         meta = json.load(open(os.path.join(outbox, f"{ident}.json")))
         sums_ok = all(hashlib.sha256(open(os.path.join(outbox, n), "rb").read()).hexdigest() == h
                       for n, h in meta.get("sha256", {}).items())
-        check(sums_ok and len(meta.get("sha256", {})) == 3, "the JSON's SHA-256 sums match the PNG, SVG and InkML", outbox)
-        ink = ET.parse(os.path.join(outbox, f"{ident}.inkml")).getroot()
-        traces = [t for t in ink.iter() if t.tag.endswith("trace")]
-        samples = sum(len(t.text.strip().split(",")) for t in traces if t.text)
-        check(samples == meta.get("samples") and samples > 30,
-              f"the InkML has every sample ({samples}, the JSON says {meta.get('samples')})", outbox)
-        png = Image.open(os.path.join(outbox, f"{ident}.png"))
-        check(png.mode == "RGBA" and png.getpixel((0, 0))[3] == 0 and png.width < W * 0.7,
-              f"the PNG is transparent and cropped to the ink ({png.width}x{png.height})", outbox)
-        download = os.path.join(work, "api-download.png")
+        check(sums_ok and sorted(meta.get("sha256", {})) == sorted(sealed),
+              "the JSON's SHA-256 sums match the encrypted PNG, SVG and InkML", outbox)
+        heads = {n: open(os.path.join(outbox, n), "rb").read() for n in sealed if os.path.exists(os.path.join(outbox, n))}
+        plain_bytes = [n for n, b in heads.items() if b"\x89PNG" in b or b"<svg" in b or b"<ink" in b]
+        encryption = meta.get("encryption") or {}
+        check(len(heads) == 3 and all(b.startswith(b"INKSEAL\0") for b in heads.values()) and not plain_bytes
+              and encryption.get("recipient") == files.get("encryptedTo") and encryption.get("files") == sealed,
+              f"the outbox holds no plain ink: each file is an inkkiosk sealed file, none shows a PNG, SVG or InkML "
+              f"({plain_bytes or 'none'}); the JSON and the host's answer name the key ({encryption.get('recipient')})", outbox)
+        download = os.path.join(work, "api-download.png.hpke")
         got = hashlib.sha256(open(download, "rb").read()).hexdigest() if os.path.exists(download) else None
-        check(got == meta.get("sha256", {}).get(f"{ident}.png"), "GET /signatures/{id}/png returns the outbox's PNG, byte for byte", download)
+        check(got == meta.get("sha256", {}).get(f"{ident}.png.hpke"),
+              "GET /signatures/{id}/png returns the outbox's encrypted PNG, byte for byte", download)
         check(meta.get("device", "").startswith("Wacom"), f"the JSON names the pen ({meta.get('device')})", outbox)
+        # The host side (modes.py): inkkiosk decrypt with the private key gives the plain files back.
+        path = os.path.join(work, "sig-decrypt.json")
+        opened = json.load(open(path)) if os.path.exists(path) else {"status": None, "stderr": "not run"}
+        plain = os.path.join(work, "sig-plain")
+        got = sorted(os.listdir(plain)) if os.path.isdir(plain) else []
+        check(opened["status"] == 0 and got == sorted(f"{ident}.{x}" for x in ("png", "svg", "inkml")),
+              f"inkkiosk decrypt opens them with the session's private key ({opened['status']}: {', '.join(got)} "
+              f"{opened.get('stderr', '').strip()[:200]})", path)
+        if len(got) == 3:
+            ink = ET.parse(os.path.join(plain, f"{ident}.inkml")).getroot()
+            traces = [t for t in ink.iter() if t.tag.endswith("trace")]
+            samples = sum(len(t.text.strip().split(",")) for t in traces if t.text)
+            check(samples == meta.get("samples") and samples > 30,
+                  f"the InkML has every sample ({samples}, the JSON says {meta.get('samples')})", plain)
+            png = Image.open(os.path.join(plain, f"{ident}.png"))
+            check(png.mode == "RGBA" and png.getpixel((0, 0))[3] == 0 and png.width < W * 0.7,
+                  f"the PNG is transparent and cropped to the ink ({png.width}x{png.height})", plain)
     code, body, p = api(work, "timedout")
     check(body.get("state") == "timed-out", f"a request nobody finishes times out ({body.get('state')}, {body.get('reason')})", p)
     im, p = shot("signature-timedout")

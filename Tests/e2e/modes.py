@@ -75,11 +75,25 @@ def classroom_buttons(page_label="1 / 1"):
     return out
 
 
-def session_config(profile, name, extra=""):
-    """A profile with a fixed dpi (so button positions are known) and work-directory paths."""
+def signature_keys(binary):
+    """The key pair the signature sessions' captures are encrypted to, made once as a host makes
+    it (`inkkiosk keygen`): the kiosks get the public key, the host side decrypts with the
+    private one. Returns (private, public)."""
+    key, pub = os.path.join(WORK, "signature.key"), os.path.join(WORK, "signature.pub")
+    if not os.path.exists(key):
+        made = subprocess.run([binary, "keygen", key], capture_output=True, text=True, timeout=60)
+        say(f"inkkiosk keygen: {made.returncode} {made.stdout.strip()} {made.stderr.strip()}")
+    return key, pub
+
+
+def session_config(profile, name, extra="", encrypt_to=None):
+    """A profile with a fixed dpi (so button positions are known) and work-directory paths; the
+    signature profile, which names no key as shipped, gets `encrypt_to`."""
     text = open(os.path.join(ROOT, "config", profile)).read()
     text = text.replace("[ui]\n", "[ui]\ndpi = 101.6\n", 1)
     text = text.replace("/var/lib/inkkiosk", os.path.join(WORK, name))
+    if encrypt_to:
+        text = text.replace("[signature]\n", f'[signature]\nencrypt_to = "{encrypt_to}"\n', 1)
     text += extra
     path = os.path.join(WORK, f"{name}.toml")
     with open(path, "w") as f:
@@ -114,7 +128,8 @@ def curl(name, *args):
 
 def signature_session(binary, pen, touch):
     subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
-    config = session_config("signature.toml", "sig", "")
+    key, pub = signature_keys(binary)
+    config = session_config("signature.toml", "sig", "", encrypt_to=pub)
     # The profile ships with the API off; the host-driven kiosk turns it on with a flag.
     kiosk = Kiosk(binary, "session5", "--config", config, "--api", "127.0.0.1:7300")
     buttons = signature_buttons(14, hosted=True)
@@ -138,9 +153,18 @@ def signature_session(binary, pen, touch):
     time.sleep(0.1)
     touch.tap(*buttons["Accept"])
     curl("accepted", f"{API}/signatures/{ident}?wait=20")
-    # The host may also fetch the files through the API (it need not share the kiosk's user).
-    subprocess.run(["curl", "-sS", "--max-time", "20", *api_auth(), "-o", os.path.join(WORK, "api-download.png"),
+    # The host may also fetch the files through the API (it need not share the kiosk's user):
+    # encrypted, as stored.
+    subprocess.run(["curl", "-sS", "--max-time", "20", *api_auth(), "-o", os.path.join(WORK, "api-download.png.hpke"),
                     f"{API}/signatures/{ident}/png"], check=False, timeout=60)
+    # The host opens the capture with its private key (check_modes.py checks the plain files;
+    # make demo shows them).
+    plain = os.path.join(WORK, "sig-plain")
+    opened = subprocess.run([binary, "decrypt", "--key", key, "--out", plain, os.path.join(WORK, "sig", "outbox", ident)],
+                            capture_output=True, text=True, timeout=60)
+    with open(os.path.join(WORK, "sig-decrypt.json"), "w") as f:
+        json.dump({"status": opened.returncode, "stdout": opened.stdout, "stderr": opened.stderr}, f)
+    say(f"inkkiosk decrypt: {opened.returncode} {opened.stdout.strip()} {opened.stderr.strip()}")
     shot("signature-accepted")
     # A request nobody signs times out and is cleared.
     frames = kiosk.wait_idle()

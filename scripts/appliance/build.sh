@@ -31,7 +31,9 @@
 # Environment:
 #   APPLIANCE_OUT      output directory (default out/appliance)
 #   APPLIANCE_CONFIG   configuration file to install as /etc/inkkiosk/inkkiosk.toml
-#                      (default config/inkkiosk.toml; checked with `inkkiosk check-config`)
+#                      (default config/inkkiosk.toml; checked with `inkkiosk check-config`;
+#                      its [signature] encrypt_to, when set, is copied into the image at the
+#                      same path: a signature kiosk needs that key, or store_plaintext = true)
 #   APPLIANCE_MODULES  extra kernel modules for a board, space separated (e.g. "usbhid hid_generic
 #                      wacom hid_multitouch xhci_pci i915", and the data partition's disk:
 #                      "mmc_block sdhci_pci" for an SD card, "nvme", "ahci sd_mod"; the board's
@@ -127,6 +129,9 @@ fi
 JOURNAL=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb")).get("storage", {}).get("journal", ""))' "$CONFIG") ||
     die "cannot read [storage] journal from $CONFIG"
 JOURNAL=${JOURNAL:-/var/lib/inkkiosk/journal.inkj}
+# The public key signatures are encrypted to: check-config has just read it here.
+SEALING_KEY=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb")).get("signature", {}).get("encrypt_to", ""))' "$CONFIG") ||
+    die "cannot read [signature] encrypt_to from $CONFIG"
 [[ $JOURNAL == /var/lib/inkkiosk/* ]] ||
     log "warning: the journal $JOURNAL is not on the data partition (/var/lib/inkkiosk): ink lives in RAM only"
 
@@ -223,6 +228,7 @@ if grep -E 'lib(Foundation|FoundationInternationalization|_FoundationICU|icu[a-z
 fi
 "$STRIP" -o "$S/usr/bin/inkkiosk" "$BIN"
 install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
+[[ -z $SEALING_KEY ]] || install -D -m 0644 "$SEALING_KEY" "$S$SEALING_KEY"
 # Read by /init (sh): where the kiosk's journal goes.
 printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"

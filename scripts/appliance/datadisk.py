@@ -130,7 +130,8 @@ def strokes_in(ops):
 
 def check_outbox(outbox):
     """The outbox as a host sees it: a capture is a directory NAME/ holding NAME.json with the
-    SHA-256 of its other three files (NAME.png, NAME.svg, NAME.inkml); `.requests` is the
+    SHA-256 of its other three files (NAME.png, NAME.svg, NAME.inkml; encrypted, when the JSON
+    says so, NAME.png.hpke, …, each starting with INKSEAL); `.requests` is the
     kiosk's record of requests. Returns (complete capture names, problems with capture
     directories, what is no complete capture: hidden `.NAME.partial/` directories a crash left,
     written as the kiosk's start-up log names them, and any other file)."""
@@ -150,15 +151,20 @@ def check_outbox(outbox):
             problems.append(f"{name}/: no readable {name}.json ({e})")
             continue
         bad = []
+        sealed = ".hpke" if meta.get("encryption") else ""
         for ext in ("png", "svg", "inkml"):
-            f = f"{name}.{ext}"
+            f = f"{name}.{ext}{sealed}"
             want = meta.get("sha256", {}).get(f)
             p = os.path.join(path, f)
             if not os.path.isfile(p):
                 bad.append(f"{f} missing")
-            elif want != hashlib.sha256(open(p, "rb").read()).hexdigest():
+                continue
+            data = open(p, "rb").read()
+            if want != hashlib.sha256(data).hexdigest():
                 bad.append(f"{f} does not match its SHA-256")
-        extra = sorted(set(os.listdir(path)) - {f"{name}.{e}" for e in ("png", "svg", "inkml", "json")})
+            elif sealed and not data.startswith(b"INKSEAL\0"):
+                bad.append(f"{f} is not an encrypted inkkiosk file")
+        extra = sorted(set(os.listdir(path)) - {f"{name}.{e}{sealed}" for e in ("png", "svg", "inkml")} - {f"{name}.json"})
         if extra:
             bad.append(f"files of no capture: {extra}")
         if bad:

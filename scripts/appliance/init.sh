@@ -171,5 +171,8 @@ IK_JOURNAL=
 . /etc/inkkiosk/appliance.env
 say "exec inkkiosk"
 export HOME=/var/lib/inkkiosk
+# No core files: the kiosk holds signatures and pupils' work (it also sets this itself, and
+# makes itself non-dumpable, as the systemd unit's LimitCORE=0 does).
+ulimit -c 0
 unset cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited screen_modules data_modules board_modules
 exec /usr/bin/inkkiosk run --config /etc/inkkiosk/inkkiosk.toml ${IK_JOURNAL:+--journal "$IK_JOURNAL"} </dev/tty1 >>"$IK_LOG" 2>&1

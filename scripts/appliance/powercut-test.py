@@ -15,7 +15,10 @@ SD card, as the VM proof's durability test). /init checks it with e2fsck and mou
 
 The kiosk: the appliance image as built, plus a test-only archive appended to its initramfs
 (the kernel unpacks both; the test's files win): the uinput pen (test/ik-pen.c), and
-config/signature.toml as the kiosk's configuration. That profile has no host API, on purpose:
+config/signature.toml as the kiosk's configuration, with `encrypt_to` naming a public key made
+for the run by the host's `inkkiosk keygen` (--binary): the profile names none as shipped, and
+the captures are stored encrypted (the checks read their SHA-256 sums, not their ink). That
+profile has no host API, on purpose:
 with a host, a restarted kiosk drops the half-drawn signature of the request that died with it
 (the host asks again), so nothing could show whether the journal kept it. Without a host, the
 kiosk keeps every finished stroke of the signature being drawn in its journal, and on Accept
@@ -196,6 +199,8 @@ def main():
     ap.add_argument("--no-damage", action="store_true",
                     help="start on a sound disk (default: the first boot meets a damaged one, which e2fsck -p may not repair)")
     ap.add_argument("--no-fallback", action="store_true", help="skip the last boot without a data disk (the RAM fallback)")
+    ap.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "inkkiosk"),
+                    help="the host's inkkiosk, which makes the captures' key pair (default .build/release/inkkiosk)")
     ap.add_argument("--accel", default="tcg", help="QEMU accelerator (default tcg)")
     ap.add_argument("--boot-timeout", type=float, default=90, help="s from QEMU start to the pen being ready (default 90)")
     opts = ap.parse_args()
@@ -241,8 +246,20 @@ def main():
 
     rundir = tempfile.mkdtemp(prefix="inkkiosk-powercut-")
     try:
+        # Sealed by default: the profile as shipped names no key; the kiosk gets one, as from a host.
+        key = os.path.join(rundir, "signature.key")
+        made = subprocess.run([opts.binary, "keygen", key], capture_output=True, text=True)
+        if made.returncode != 0:
+            note(f"error: {opts.binary} keygen: {made.stderr.strip() or made.returncode} (make release builds it)")
+            return 2
+        text = open(CONFIG).read()
+        if "[signature]\n" not in text:
+            note(f"error: {CONFIG} has no [signature] table for encrypt_to")
+            return 2
+        text = text.replace("[signature]\n", '[signature]\nencrypt_to = "/etc/inkkiosk/signature.pub"\n', 1)
         initrd = boottest.build_test_archive(rundir, os.path.join(out, "initramfs.cpio.zst"), extra={
-            "/etc/inkkiosk/inkkiosk.toml": open(CONFIG, "rb").read(),
+            "/etc/inkkiosk/inkkiosk.toml": text.encode(),
+            "/etc/inkkiosk/signature.pub": open(os.path.join(rundir, "signature.pub"), "rb").read(),
             "/etc/inkkiosk/appliance.env": f"IK_JOURNAL={journal}\n".encode(),
         })
         image = os.path.join(rundir, "data.img")

@@ -244,9 +244,17 @@ amd64_install_test() {
     else
         fail "amd64: inkkiosk devices (exit status $rc)"
     fi
-    check "amd64: inkkiosk check-config accepts /etc/inkkiosk/inkkiosk.toml and both profiles" \
-        inroot sh -c 'for f in /etc/inkkiosk/inkkiosk.toml /usr/share/inkkiosk/profiles/*.toml; do
+    check "amd64: inkkiosk check-config accepts /etc/inkkiosk/inkkiosk.toml and the classroom profile" \
+        inroot sh -c 'for f in /etc/inkkiosk/inkkiosk.toml /usr/share/inkkiosk/profiles/classroom.toml; do
             inkkiosk check-config "$f" || exit 1; done'
+    # Sealed by default: the signature profile names no key until one is made (inkkiosk keygen).
+    check "amd64: the signature profile is refused until it names a key; with one made by inkkiosk keygen it passes" \
+        inroot sh -c 'p=/usr/share/inkkiosk/profiles/signature.toml
+            out=$(inkkiosk check-config "$p" 2>&1) && exit 1
+            printf "%s\n" "$out" | grep -q "$p:[0-9]*: signature: .*inkkiosk keygen" || { printf "%s\n" "$out"; exit 1; }
+            d=$(mktemp -d) && inkkiosk keygen "$d/signature.key" &&
+            sed "s|^# encrypt_to = .*|encrypt_to = \"$d/signature.pub\"|" "$p" >"$d/signature.toml" &&
+            inkkiosk check-config "$d/signature.toml"; rc=$?; rm -rf "$d"; exit $rc'
 
     local unit=/usr/lib/systemd/system/inkkiosk.service
     : >"$LOG"
