@@ -168,18 +168,26 @@ enum HelperFault {
     }
 
     @Test func strokesCrossToTheHelperAsTheyAre() throws {
-        let samples = (0..<50).map { i in
-            Sample(location: Point(10 + Double(i) * 3, 20 + sin(Double(i)) * 5), pressure: 0.3 + Double(i % 7) / 10,
-                   altitude: 0.9, azimuth: 1.1, time: 100 + Double(i) / 240)
+        var samples: [Sample] = []
+        for i in 0..<50 {
+            let k = Double(i)
+            let location = Point(10 + k * 3, 20 + sin(k) * 5)
+            let pressure: Double = 0.3 + Double(i % 7) / 10
+            samples.append(Sample(location: location, pressure: pressure, altitude: 0.9, azimuth: 1.1, time: 100 + k / 240))
         }
         var brush = Brush.standard(.calligraphy)
         brush.color = RGBA(0.2, 0.4, 0.6, 0.8)
-        let pages = [[Stroke(id: 7, brush: brush, source: .pen(device: 1), samples: samples, state: .done)], [],
-                     [Stroke(id: 8, brush: .standard(.highlighter), source: .pen(device: 1), samples: Array(samples.prefix(3)), state: .done)]]
+        let first = Stroke(id: 7, brush: brush, source: .pen(device: 1), samples: samples, state: .done)
+        let second = Stroke(id: 8, brush: .standard(.highlighter), source: .pen(device: 1), samples: Array(samples.prefix(3)), state: .done)
+        let pages: [[Stroke]] = [[first], [], [second]]
         let bytes = try StrokeTransfer.encode(pages)
         let back = try #require(StrokeTransfer.decode(bytes))
-        #expect(back.map { $0.map(\.samples) } == pages.map { $0.map(\.samples) })
-        #expect(back.map { $0.map(\.brush) } == pages.map { $0.map(\.brush) } && back[0][0].id == 7)
+        let samplesBack: [[[Sample]]] = back.map { page in page.map { $0.samples } }
+        let samplesSent: [[[Sample]]] = pages.map { page in page.map { $0.samples } }
+        let brushesBack: [[Brush]] = back.map { page in page.map { $0.brush } }
+        let brushesSent: [[Brush]] = pages.map { page in page.map { $0.brush } }
+        #expect(samplesBack == samplesSent)
+        #expect(brushesBack == brushesSent && back[0][0].id == 7)
         #expect(StrokeTransfer.decode(Array(bytes.dropLast())) == nil && StrokeTransfer.decode(bytes + [0]) == nil)
     }
 }
