@@ -28,6 +28,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,9 @@ def main():
     ap.add_argument("--out", help="keep both builds' files here (default: a temporary directory)")
     a = ap.parse_args()
     out = a.out or tempfile.mkdtemp(prefix="inkkiosk-arm64-replay-")
+    # A capture is never written over: the last run's files go first.
+    for build in ("x86", "arm64"):
+        shutil.rmtree(os.path.join(out, build), ignore_errors=True)
     x86_cmd = [a.x86]
     arm_cmd = ["qemu-aarch64-static", "-L", a.root, a.arm64]
     passed = failed = 0
