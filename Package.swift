@@ -81,8 +81,14 @@ let package = Package(
 // INKKIOSK_FUZZ is set, as `make fuzz` (scripts/fuzz.sh) does in its own build directory, so the
 // product build, `swift build` and `swift test` never see them. Each is one file with
 // `LLVMFuzzerTestOneInput` and no main (libFuzzer brings it), over the real parsers through
-// `@testable import` (the fuzz build passes -enable-testing). docs/FUZZING.md.
+// `@testable import` (the fuzz build passes -enable-testing). The package is then only the fuzz
+// targets and the modules they reach, so that one `swift build` builds all five, modules in
+// parallel and each once. docs/FUZZING.md.
 if Context.environment["INKKIOSK_FUZZ"] != nil {
+    let reached: Set<String> = ["InkCore", "InkRender", "InkStorage", "InkLoop", "InkAPI", "InkConfig",
+                                "CCairo", "CZlib", "CLinux"]
+    package.targets.removeAll { !reached.contains($0.name) }
+    package.products.removeAll()
     let fuzzers: [(product: String, target: String, dependencies: [Target.Dependency])] = [
         ("fuzz-http", "FuzzHTTP", ["InkAPI", .product(name: "NIOCore", package: "swift-nio"),
                                    .product(name: "NIOEmbedded", package: "swift-nio"),
