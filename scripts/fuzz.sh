@@ -49,7 +49,7 @@ mkdir -p "$OUT"
 
 # libFuzzer and AddressSanitizer come with the Swift toolchain (compiler-rt, in swiftc's clang
 # resource directory); Debian has no package that puts them there, so say so plainly when not.
-resource=$(swiftc -print-target-info 2>/dev/null | sed -n 's/.*"runtimeResourcePath": *"\(.*\)".*/\1/p' | head -1)
+resource=$("$(dirname "$(command -v "$SWIFT")")/swiftc" -print-target-info 2>/dev/null | sed -n 's/.*"runtimeResourcePath": *"\(.*\)".*/\1/p' | head -1)
 rt_dir=$resource/clang/lib/linux
 for lib in fuzzer asan; do
     if ! ls "$rt_dir"/libclang_rt.$lib-*.a >/dev/null 2>&1; then
@@ -62,27 +62,29 @@ done
 # One build for all targets: the package's modules and dependencies instrumented for coverage and
 # AddressSanitizer, in release (-O keeps Swift's bounds and overflow checks), with testability so
 # that the targets reach internal parsers through @testable import. With INKKIOSK_FUZZ set the
-# package is the fuzz targets and the modules they reach (Package.swift), so a plain build builds
-# all five at once; one target alone is built with --product.
+# package is the five fuzz targets and the modules they reach (Package.swift): one `swift build`
+# builds them all, modules in parallel and each once (one at a time with --product rebuilt the
+# modules they share), also when fewer targets are run.
 # SwiftPM's --sanitize instruments the C and C++ code (TOMLKit's toml++, NIO's and BoringSSL's C);
 # for Swift it passes -sanitize=fuzzer and -sanitize=address as two flags, of which swiftc keeps
 # only the last (no coverage at all), hence the one -sanitize=fuzzer,address after them.
+# SwiftPM keeps the --sanitize values in a Set: their order on the command lines followed each
+# run's random hash seed, and about one build in two saw new command lines and compiled
+# everything again (2 to 3 minutes). SWIFT_DETERMINISTIC_HASHING fixes the order, so a build
+# after a build compiles only what changed.
 build_flags=(-c release --scratch-path "$SCRATCH" --sanitize fuzzer --sanitize address
              -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -use-ld=lld)
 build_start=$SECONDS
-build=()
-if [ ${#targets[@]} -eq ${#ALL_TARGETS[@]} ]; then build=(all); else build=("${targets[@]}"); fi
-for b in "${build[@]}"; do
-    product=(); [ "$b" = all ] || product=(--product "fuzz-$b")
-    if ! INKKIOSK_FUZZ=1 "$SWIFT" build "${build_flags[@]}" "${product[@]}" >"$OUT/build-$b.log" 2>&1; then
-        tail -30 "$OUT/build-$b.log" >&2
-        echo "fuzz.sh: cannot build the fuzz targets (log: $OUT/build-$b.log)" >&2
-        echo "fuzz: 0 passed, ${#targets[@]} failed"
-        exit 1
-    fi
-done
+export SWIFT_DETERMINISTIC_HASHING=1
+if ! INKKIOSK_FUZZ=1 "$SWIFT" build "${build_flags[@]}" >"$OUT/build.log" 2>&1; then
+    tail -30 "$OUT/build.log" >&2
+    echo "fuzz.sh: cannot build the fuzz targets (log: $OUT/build.log)" >&2
+    echo "fuzz: 0 passed, ${#targets[@]} failed"
+    exit 1
+fi
 bin=$(INKKIOSK_FUZZ=1 "$SWIFT" build "${build_flags[@]}" --show-bin-path)
-echo "fuzz: built ${#targets[@]} targets in $((SECONDS - build_start)) s ($bin)"
+unset SWIFT_DETERMINISTIC_HASHING
+echo "fuzz: built the ${#ALL_TARGETS[@]} targets in $((SECONDS - build_start)) s ($bin)"
 
 # Where the inputs libFuzzer finds go: for --short a temporary directory, else out/fuzz/corpus.
 if $short; then
