@@ -3,10 +3,10 @@
 // routes and a fresh desk), on an EmbeddedChannel: the input is what a client sends, in one piece
 // or, for one length in three, cut into chunks of 1 to 13 bytes (the scanner keeps its state
 // across chunks); then the clocks are run out. Also the head scanner alone on the same bytes. Small [api] limits, so that
-// 414 and 431 are within reach. The access checks (RequestAccess) as the server makes them: an
-// input of even length comes over TCP to 127.0.0.1 with a bearer token required (Host, Origin,
-// the token, the rate limit of wrong tokens), one of odd length from a unix-socket peer with no
-// token. Anything may be refused; nothing may trap.
+// 414 and 431 are within reach. The access checks (RequestAccess: Origin, the JSON content type)
+// as the server makes them: an input of even length comes over TCP to 127.0.0.1, where Host is
+// judged and a bearer token required; one of odd length from a unix-socket peer, with no token.
+// Anything may be refused; nothing may trap.
 import FoundationEssentials
 @testable import InkAPI
 import NIOCore
@@ -18,7 +18,6 @@ private let limits: APILimits = {
     l.maxRequestLine = 256
     l.maxHeaderBytes = 1024
     l.maxBodyBytes = 1024
-    l.authFailures = 3
     return l
 }()
 
@@ -38,7 +37,7 @@ private func connection(_ input: UnsafeRawBufferPointer, chunk: Int, overTCP: Bo
     // which an EmbeddedChannel does not take.
     var routes = SignatureRoutes(desk: desk, waits: WaitCount(limit: 2), longestWait: 0)
     routes.cancelGrace = 0
-    // A new one for each input: the wrong-token counts of one input do not carry into the next.
+    // A new one for each input: no wrong-token count carries over from one input to the next.
     let requestAccess = RequestAccess(access: access, token: overTCP ? token : nil,
                                       listening: overTCP ? .tcp(host: "127.0.0.1", port: 7300) : .unix(path: "/run/inkkiosk/api.sock"),
                                       limits: limits, log: { _ in })
