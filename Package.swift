@@ -88,7 +88,9 @@ let package = Package(
 // INKKIOSK_FUZZ is set, as `make fuzz` (scripts/fuzz.sh) does in its own build directory, so the
 // product build, `swift build` and `swift test` never see them. Each is one file with
 // `LLVMFuzzerTestOneInput` and no main (libFuzzer brings it), over the real parsers through
-// `@testable import` (the fuzz build passes -enable-testing). docs/FUZZING.md.
+// `@testable import` (the fuzz build passes -enable-testing). The package is then only the fuzz
+// targets and the modules they reach, so that one `swift build` builds all five, modules in
+// parallel and each once. docs/FUZZING.md.
 if Context.environment["INKKIOSK_FUZZ"] != nil {
     let fuzzers: [(product: String, target: String, dependencies: [Target.Dependency])] = [
         ("fuzz-http", "FuzzHTTP", ["InkAPI", .product(name: "NIOCore", package: "swift-nio"),
@@ -99,6 +101,23 @@ if Context.environment["INKKIOSK_FUZZ"] != nil {
         ("fuzz-journal", "FuzzJournal", ["InkCore", "InkStorage", "CZlib"]),
         ("fuzz-config", "FuzzConfig", ["InkConfig"]),
     ]
+    // The package's own modules the fuzz targets reach; the others (and the products) go.
+    func ownModules(_ dependencies: [Target.Dependency]) -> [String] {
+        dependencies.compactMap {
+            switch $0 {
+            case .targetItem(let name, _), .byNameItem(let name, _): return name
+            default: return nil
+            }
+        }
+    }
+    var reached = Set<String>()
+    var next = fuzzers.flatMap { ownModules($0.dependencies) }
+    while let name = next.popLast() {
+        guard reached.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        next += ownModules(target.dependencies)
+    }
+    package.targets.removeAll { !reached.contains($0.name) }
+    package.products.removeAll()
     for fuzzer in fuzzers {
         package.targets.append(.executableTarget(name: fuzzer.target, dependencies: fuzzer.dependencies,
                                                  path: "Tests/Fuzz/\(fuzzer.target)",

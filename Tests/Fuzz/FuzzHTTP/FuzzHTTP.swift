@@ -3,7 +3,10 @@
 // routes and a fresh desk), on an EmbeddedChannel: the input is what a client sends, in one piece
 // or, for one length in three, cut into chunks of 1 to 13 bytes (the scanner keeps its state
 // across chunks); then the clocks are run out. Also the head scanner alone on the same bytes. Small [api] limits, so that
-// 414 and 431 are within reach. Anything may be refused; nothing may trap.
+// 414 and 431 are within reach. The access checks (RequestAccess: Origin, the JSON content type)
+// as the server makes them: an input of even length comes over TCP to 127.0.0.1, where Host is
+// judged and a bearer token required; one of odd length from a unix-socket peer, with no token.
+// Anything may be refused; nothing may trap.
 import FoundationEssentials
 @testable import InkAPI
 import NIOCore
@@ -18,18 +21,36 @@ private let limits: APILimits = {
     return l
 }()
 
-private func connection(_ input: UnsafeRawBufferPointer, chunk: Int) {
+/// The token the TCP connections must show (also in the seed `bearer` and the dictionary).
+private let token = try! BearerToken("0123456789abcdef0123456789abcdef")
+
+private let access: APIAccess = {
+    var a = APIAccess()
+    a.allowedHosts = ["kiosk.example"]
+    a.allowedOrigins = ["https://pos.example"]
+    return a
+}()
+
+private func connection(_ input: UnsafeRawBufferPointer, chunk: Int, overTCP: Bool) {
     guard let desk = try? SignatureDesk(defaultTimeout: nil) else { fatalError("no desk") }
     // No long poll waits (`?wait=` is cut to 0): an answer later would come from another thread,
     // which an EmbeddedChannel does not take.
     var routes = SignatureRoutes(desk: desk, waits: WaitCount(limit: 2), longestWait: 0)
     routes.cancelGrace = 0
+    // A new one for each input: no wrong-token count carries over from one input to the next.
+    let requestAccess = RequestAccess(access: access, token: overTCP ? token : nil,
+                                      listening: overTCP ? .tcp(host: "127.0.0.1", port: 7300) : .unix(path: "/run/inkkiosk/api.sock"),
+                                      limits: limits, log: { _ in })
+    let caller = overTCP
+        ? Caller(key: ClientKey(ip: "127.0.0.1"), overTCP: true, localIP: "127.0.0.1", description: "127.0.0.1 port 50000")
+        : Caller(key: ClientKey(uid: 1000), overTCP: false, localIP: nil, description: "uid 1000 gid 1000 pid 4242")
     let channel = EmbeddedChannel()
     do {
         let guardian = RequestGuard(limits: limits)
         try channel.pipeline.syncOperations.addHandler(guardian)
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try channel.pipeline.syncOperations.addHandler(RequestHandler(routes: routes, guardian: guardian, maxBody: limits.maxBodyBytes))
+        try channel.pipeline.syncOperations.addHandler(RequestHandler(routes: routes, guardian: guardian, access: requestAccess,
+                                                                      caller: caller, maxBody: limits.maxBodyBytes))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
     } catch {
         fatalError("cannot set up the channel: \(error)")
@@ -51,6 +72,6 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     var scanner = RequestHeadScanner(limits: limits)
     _ = scanner.feed(input)
-    connection(input, chunk: size % 3 == 0 ? 1 + size / 3 % 13 : max(size, 1))
+    connection(input, chunk: size % 3 == 0 ? 1 + size / 3 % 13 : max(size, 1), overTCP: size % 2 == 0)
     return 0
 }
