@@ -50,7 +50,7 @@ public struct Cage: Sendable {
         guard ik_no_new_privs() == 0 else { throw Failure(step: "PR_SET_NO_NEW_PRIVS", code: errno) }
         let landlock = try restrictFiles()
         var seccomp = "seccomp on"
-        do { try filterSystemCalls() } catch let f as Failure where !requireSeccomp && f.step == "seccomp_load" {
+        do { try filterSystemCalls() } catch let f as Failure where !requireSeccomp {
             seccomp = "NO seccomp (\(f))"
         }
         return "\(seccomp), \(landlock), \(memoryMB) MiB address space, \(cpuSeconds) s CPU"

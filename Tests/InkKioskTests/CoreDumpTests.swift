@@ -35,7 +35,8 @@ import Testing
         return done()
     }
 
-    @Test func theKioskCannotDumpCoreNorBeReadByItsOwnUser() throws {
+    @Test(.disabled(if: Fixtures.emulated, "runs the kiosk as another user, whom qemu-aarch64's library prefix does not follow; x86 proves it natively"))
+    func theKioskCannotDumpCoreNorBeReadByItsOwnUser() throws {
         let prlimit = try #require(which("prlimit"), "prlimit (util-linux) is needed to start the kiosk with a core size limit")
         // As root the kiosk runs as nobody here: the owner of /proc/PID's files then tells dumpable (its user) from not (root).
         let root = getuid() == 0
