@@ -84,15 +84,17 @@ public struct Exporter {
     /// The SVG `svg(_:to:)` writes, in memory.
     public func svgData(_ strokes: [Stroke]) throws -> Data {
         let sink = CairoByteSink()
-        try withExtendedLifetime(sink) {
-            guard let surface = cairo_svg_surface_create_for_stream(CairoByteSink.write, Unmanaged.passUnretained(sink).toOpaque(),
-                                                                    vectorPage.width, vectorPage.height) else {
-                throw RenderError("cannot create an SVG surface")
-            }
-            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
-            try finish(surface, strokes, "the SVG")
-        }
+        try withExtendedLifetime(sink) { try svg(strokes, into: CairoByteSink.write, Unmanaged.passUnretained(sink).toOpaque()) }
         return sink.data
+    }
+
+    /// The SVG drawn into a cairo stream (`write` called with `closure`).
+    private func svg(_ strokes: [Stroke], into write: cairo_write_func_t, _ closure: UnsafeMutableRawPointer) throws {
+        guard let surface = cairo_svg_surface_create_for_stream(write, closure, vectorPage.width, vectorPage.height) else {
+            throw RenderError("cannot create an SVG surface")
+        }
+        cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
+        try finish(surface, strokes, "the SVG")
     }
 
     /// The part of the page the ink covers, grown by `margin` and kept on the page, in whole pixels.
@@ -142,14 +144,7 @@ public struct Exporter {
     /// The SVG `svg(_:to:)` writes, written to `fd` (a file another process opened).
     public func svg(_ strokes: [Stroke], toDescriptor fd: Int32) throws {
         let sink = CairoDescriptorSink(fd: fd)
-        try withExtendedLifetime(sink) {
-            guard let surface = cairo_svg_surface_create_for_stream(CairoDescriptorSink.write, Unmanaged.passUnretained(sink).toOpaque(),
-                                                                    vectorPage.width, vectorPage.height) else {
-                throw RenderError("cannot create an SVG surface")
-            }
-            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
-            try finish(surface, strokes, "the SVG")
-        }
+        try withExtendedLifetime(sink) { try svg(strokes, into: CairoDescriptorSink.write, Unmanaged.passUnretained(sink).toOpaque()) }
         try sink.check()
     }
 

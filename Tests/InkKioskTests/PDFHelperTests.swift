@@ -119,15 +119,7 @@ enum HelperFault {
             "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         ]
-        var pdf = "%PDF-1.4\n", offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(pdf.utf8.count)
-            pdf += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-        }
-        let xref = pdf.utf8.count
-        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for o in offsets { pdf += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
-        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        let pdf = Worksheets.raw(objects)
         let path = "\(dir)/helvetica.pdf"
         try Worksheets.write(path, Array(pdf.utf8))
         let page = try Worksheet(path: path, helper: PDFHelper(launch: Fixtures.pdfHelperLaunch)).page(1)

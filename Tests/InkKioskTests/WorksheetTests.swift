@@ -45,6 +45,13 @@ enum Worksheets {
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
             "<< /Filter /Standard /V 1 /R 2 /O <\(hex32)> /U <\(hex32)> /P -4 >>",
         ]
+        let pdf = raw(objects, trailer: "/Encrypt 4 0 R /ID [<\(id)> <\(id)>]")
+        try write(path, Array(pdf.utf8))
+    }
+
+    /// A PDF of these objects (numbered from 1, the first the catalog), its cross-reference
+    /// table and trailer (`trailer`: more of the trailer's keys).
+    static func raw(_ objects: [String], trailer: String = "") -> String {
         var pdf = "%PDF-1.4\n"
         var offsets: [Int] = []
         for (i, body) in objects.enumerated() {
@@ -54,8 +61,8 @@ enum Worksheets {
         let xref = pdf.utf8.count
         pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
         for o in offsets { pdf += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
-        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R /Encrypt 4 0 R /ID [<\(id)> <\(id)>] >>\nstartxref\n\(xref)\n%%EOF\n"
-        try write(path, Array(pdf.utf8))
+        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R \(trailer) >>\nstartxref\n\(xref)\n%%EOF\n"
+        return pdf
     }
 
     static func write(_ path: String, _ bytes: [UInt8]) throws {
