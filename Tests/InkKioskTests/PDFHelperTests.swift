@@ -146,6 +146,16 @@ enum HelperFault {
         #expect(watch.strikes(for: path) == 0)
     }
 
+    @Test func aHelperOutOfCPUTimeIsNoStrikeAgainstTheFile() throws {
+        let path = "\(dir)/two.pdf"
+        try Worksheets.make(path, pages: 2, title: "Two")
+        let watch = PopplerWatch(directory: dir)
+        _ = try? watch.around(path, page: 1) { () throws -> Int in throw PDFHelper.Failure.crashed(signal: SIGXCPU, status: nil) }
+        #expect(watch.strikes(for: path) == 0)
+        HelperFault.strike(watch, path, page: 1)
+        #expect(watch.strikes(for: path) == 1, "a crash is one")
+    }
+
     @Test func anAnswerOutOfBoundsIsNotBelieved() {
         var r = HelperReply()
         r.pages = 5000
