@@ -132,11 +132,7 @@ import InkStorage
 
     @Test func theListShowsLinksPipesAndBadNamesInRedAndTappingOneOpensNothing() throws {
         let screens = WorksheetScreenTests(dir: dir)
-        var s = try screens.settings()
-        let stick = "\(dir)/stick"
-        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
-        s.worksheetFolders.append(stick)
-        try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        let (s, stick) = try screens.settingsWithAStick()
         try Worksheets.make("\(dir)/notebook.pdf", pages: 1, title: "Someone's notebook")
         try FileManager.default.createSymbolicLink(atPath: "\(stick)/fun.pdf", withDestinationPath: "\(dir)/notebook.pdf")
         #expect(mkfifo("\(stick)/pipe.pdf", 0o600) == 0)

@@ -30,6 +30,16 @@ import InkStorage
         return s
     }
 
+    /// The classroom's settings with a USB stick (a folder, the second worksheet folder) holding maps.pdf (2 pages, "Maps").
+    func settingsWithAStick() throws -> (ScreenSettings, String) {
+        var s = try settings()
+        let stick = "\(dir)/stick"
+        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
+        s.worksheetFolders.append(stick)
+        try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        return (s, stick)
+    }
+
     func classroom(_ booth: Booth) throws -> ClassroomScreen { try #require(booth.screen as? ClassroomScreen) }
 
     /// Where a page point of the worksheet lies on the screen.
@@ -246,11 +256,7 @@ import InkStorage
     /// A classroom whose worksheets_usb is a folder holding maps.pdf (2 pages, "Maps").
     func withAStick() throws -> (WorksheetScreenTests, ScreenSettings, String) {
         let screens = WorksheetScreenTests(dir: dir)
-        var s = try screens.settings()
-        let stick = "\(dir)/stick"
-        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
-        s.worksheetFolders.append(stick)
-        try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
+        let (s, stick) = try screens.settingsWithAStick()
         return (screens, s, stick)
     }
 

@@ -30,6 +30,16 @@ def load(work, name):
         return None, path
 
 
+def probe_figures(work, name, probe, check):
+    """A probe's figures and their file; none left, or a probe cut short, is a failed check."""
+    data, path = load(work, name)
+    if not data:
+        check(False, f"the {probe} probe left its figures", path)
+    elif data.get("failed"):
+        check(False, f"the {probe} probe ran to its end ({data['failed']})", path)
+    return data, path
+
+
 def fmt_ms(v):
     return "—" if v is None else (f"{v:.0f} ms" if v >= 10 else f"{v:.1f} ms")
 
@@ -207,12 +217,9 @@ def access_figures(a):
 
 def check_access(work, check):
     # --- e. who may ask ------------------------------------------------------------------------
-    a, path = load(work, "access")
+    a, path = probe_figures(work, "access", "access", check)
     if not a:
-        check(False, "the access probe left its figures", path)
         return
-    if a.get("failed"):
-        check(False, f"the access probe ran to its end ({a['failed']})", path)
     rg, rp = (a.get("rebinding_get") or {}).get("code"), (a.get("rebinding_post") or {}).get("code")
     check(rg == 421 and rp == 421, f"DNS rebinding (Host: evil.example): GET {rg}, POST {rp} (421 expected)", path)
     pp, tp, fp = ((a.get(k) or {}).get("code") for k in ("page_post", "plain_post", "form_post"))
@@ -243,13 +250,9 @@ def check_access(work, check):
 
 def check_load(work, check):
     # --- c. load: /health and the ink under 200 clients ---------------------------------------
-    ld, path = load(work, "load")
-    if not ld:
-        check(False, "the API load probe left its figures", path)
-    else:
+    ld, path = probe_figures(work, "load", "API load", check)
+    if ld:
         p, c = ld.get("prober") or {}, ld.get("clients") or {}
-        if ld.get("failed"):
-            check(False, f"the load probe ran to its end ({ld['failed']})", path)
         ms = p.get("ms") or {}
         worst = ms.get("max")
         check(worst is not None and worst <= HEALTH_MAX_MS and p.get("errors") == 0 and p.get("samples", 0) >= 5,
@@ -277,12 +280,8 @@ def check_load(work, check):
 
 def check_malformed(work, check):
     # --- b. malformed and oversized requests ----------------------------------------------------
-    m, path = load(work, "malformed")
-    if not m:
-        check(False, "the malformed-request probe left its figures", path)
-    else:
-        if m.get("failed"):
-            check(False, f"the malformed-request probe ran to its end ({m['failed']})", path)
+    m, path = probe_figures(work, "malformed", "malformed-request", check)
+    if m:
         for key, label, want in (("header_line_1mb", "a 1 MB header line", 431), ("path_1mb", "a 1 MB path", 414),
                                  ("headers_1mb", "1 MB of headers in many lines", 431),
                                  ("content_length_negative", "Content-Length: -5", 400),
@@ -309,12 +308,8 @@ def check_malformed(work, check):
 
 def check_flood(work, check):
     # --- a. an idle flood past the fd limit --------------------------------------------------------
-    f, path = load(work, "flood")
-    if not f:
-        check(False, "the flood probe left its figures", path)
-    else:
-        if f.get("failed"):
-            check(False, f"the flood probe ran to its end ({f['failed']})", path)
+    f, path = probe_figures(work, "flood", "flood", check)
+    if f:
         outs = f.get("outcomes", {})
         n503 = (outs.get("HTTP 503") or {}).get("n", 0)
         over = FLOOD - min(MAX_CONNECTIONS, MAX_PER_CLIENT)
@@ -343,12 +338,9 @@ def check_flood(work, check):
 
 def check_kill(work, check):
     # --- d. kill -9 during Accept, then a restart -------------------------------------------------
-    k, path = load(work, "kill")
+    k, path = probe_figures(work, "kill", "kill-during-Accept", check)
     if not k:
-        check(False, "the kill-during-Accept probe left its figures", path)
         return
-    if k.get("failed"):
-        check(False, f"the kill-during-Accept probe ran to its end ({k['failed']})", path)
     rounds = [r for r in k.get("rounds", []) if not r.get("skipped")]
     check(len(rounds) >= 4, f"kill -9 during Accept at {len(rounds)} moments ("
           + ", ".join(f"{r.get('moment')}: {r.get('reached')} {fmt_ms(r.get('after_tap_ms'))} after the tap" for r in rounds) + ")", path)
