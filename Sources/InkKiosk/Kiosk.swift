@@ -286,7 +286,6 @@ public final class Kiosk {
         try drawIfDue()
         while running {
             let handled = try loop.runOnce(timeout: nextWake())
-            if let due = screen.secondsUntilUpdate(now: monotonicNow()), due <= 0 { updateScreen() }
             try drawIfDue()
             tick(handled: handled)
         }
@@ -403,11 +402,10 @@ public final class Kiosk {
     }
 
     /// How long the loop may sleep: until the watchdog's next ping, the idle status or the
-    /// screen's next update is due.
+    /// display's deadline is due.
     private func nextWake() -> Int32 {
         let now = monotonicNow()
-        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now), display.secondsUntilDeadline(),
-                     screen.secondsUntilUpdate(now: now)].compactMap { $0 }
+        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now), display.secondsUntilDeadline()].compactMap { $0 }
         guard let soonest = waits.min() else { return -1 }
         return Int32(min((soonest * 1000).rounded(.up), 60_000))
     }

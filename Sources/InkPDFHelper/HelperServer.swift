@@ -173,14 +173,12 @@ public enum HelperServer {
             guard fds.count == 2, let sheets = r.sheets, !sheets.isEmpty, let format = r.format, format == "pdf" || (format == "svg" && sheets.count == 1) else {
                 return .failed(.badRequest, "a write needs the ink, the file, its sheets and pdf or svg")
             }
-            guard let mapped = try? MappedMemory(fd: fds[0], atLeast: 0, writable: false) else { return .failed(.badRequest, "unreadable ink") }
-            var ink = [UInt8](UnsafeRawBufferPointer(start: mapped.base, count: mapped.bytes))
-            mapped.unmap()
-            // The memfd may be larger than the bytes written (page rounding): the length leads.
-            guard ink.count >= 8 else { return .failed(.badRequest, "no ink") }
-            let length = ink[0..<8].withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
-            guard length >= 0, length <= ink.count - 8 else { return .failed(.badRequest, "the ink's length is wrong") }
-            ink = Array(ink[8..<(8 + length)])
+            // The ink's length leads (the memfd is a whole number of pages); the strokes are copied out once.
+            guard let mapped = try? MappedMemory(fd: fds[0], atLeast: 8, writable: false) else { return .failed(.badRequest, "unreadable ink") }
+            defer { mapped.unmap() }
+            let length = Int(clamping: UInt64(littleEndian: mapped.base.loadUnaligned(as: UInt64.self)))
+            guard length <= mapped.bytes - 8 else { return .failed(.badRequest, "the ink's length is wrong") }
+            let ink = [UInt8](UnsafeRawBufferPointer(start: mapped.base + 8, count: length))
             guard let pages = StrokeTransfer.decode(ink), pages.count == sheets.count else {
                 return .failed(.badRequest, "the ink is unreadable, or not one page of it per sheet")
             }

@@ -74,7 +74,7 @@ public final class PDFHelper: @unchecked Sendable {
         self.launch = launch; self.stuckSeconds = stuckSeconds; self.log = log
     }
 
-    deinit { lock.withLock { stop(signal: SIGKILL) } }
+    deinit { lock.withLock { _ = stop(signal: SIGKILL) } }
 
     /// The helper's process id, while one runs (readable while a request waits).
     public var pid: pid_t? { waitingLock.withLock { runningPID } }
@@ -192,9 +192,6 @@ public final class PDFHelper: @unchecked Sendable {
     public func forget(document: Int, generation: Int) {
         lock.withLock { if generation == self.generation && process != nil { unused.append(document) } }
     }
-
-    /// Gives the shared page buffer back (a worksheet closed: its pixels need not stay in memory).
-    public func releaseBuffer() { lock.withLock { buffer = nil } }
 
     /// The helper's peak resident memory (KiB), asked of it.
     public func peakKiB() throws -> Int? { try ask(HelperRequest(.memory)).peakKiB }

@@ -43,7 +43,7 @@ public enum AnnotatedFile {
                                area: e.pageArea.map { [$0.minX, $0.minY, $0.width, $0.height] }, background: background)
         }
         // A page at a time may take what one page may: the whole file, that much per page.
-        try Worksheet.asking(worksheet.path, page: pages.compactMap { $0?.number }.first ?? 1, watch: worksheet.watch) {
+        _ = try Worksheet.asking(worksheet.path, page: pages.compactMap { $0?.number }.first ?? 1, watch: worksheet.watch) {
             try worksheet.helper.ask(request, on: worksheet.document, fds: [shared.fd, fd], patience: Double(sheets.count + 1))
         }
     }

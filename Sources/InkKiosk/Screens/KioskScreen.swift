@@ -35,14 +35,10 @@ public protocol KioskScreen: AnyObject {
     var wakeFD: Int32? { get }
     /// What the status line adds about this screen (systemd's STATUS=), if anything.
     func status(_ pipeline: FramePipeline) -> String?
-    /// Seconds until the screen wants `update` with no input or wake-up (a warning that is due
-    /// by then); nil: not before the next event.
-    func secondsUntilUpdate(now: Double) -> Double?
 }
 
 extension KioskScreen {
     public func status(_ pipeline: FramePipeline) -> String? { nil }
-    public func secondsUntilUpdate(now: Double) -> Double? { nil }
 }
 
 /// Shared look: fonts and sizes in millimetres.
