@@ -32,6 +32,8 @@ static inline int ik_vt_ackacq(void) { return VT_ACKACQ; }
 #include <sys/syscall.h>
 #include <unistd.h>
 static inline int ik_gettid(void) { return (int)syscall(SYS_gettid); }
+/* A signal to one thread of another process (tgkill), as a fault in that thread would be. */
+static inline int ik_tgkill(int pid, int tid, int sig) { return (int)syscall(SYS_tgkill, pid, tid, sig); }
 
 /* The calling thread's name (ps -L, /proc/self/task/N/comm, backtraces); prctl is variadic. */
 #include <sys/prctl.h>
