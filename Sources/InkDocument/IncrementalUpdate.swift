@@ -36,8 +36,12 @@ public struct IncrementalUpdate {
     }
 
     /// Writes `object` as `reference`: a reserved number, or an object of the document that
-    /// the update replaces (same number and generation).
-    public mutating func set(_ reference: PDFReference, _ object: PDFObject) {
+    /// the update replaces (same number and generation). Any other number would be past the
+    /// trailer's /Size, which readers need not look beyond.
+    public mutating func set(_ reference: PDFReference, _ object: PDFObject) throws {
+        guard reserved.contains(reference) || (reference.number > 0 && reference.number < document.crossReference.nextFreeNumber) else {
+            throw PDFError.refused("object \(reference) is neither the document's nor reserved by the update")
+        }
         objects[reference] = object
     }
 

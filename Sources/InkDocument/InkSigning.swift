@@ -34,7 +34,11 @@ public enum InkSigning {
             }
             var dictionary = try rewritable(widgetReference, in: update, what: "the widget of '\(name)'")
             show(appearance, in: &dictionary, page: widget.pageIndex.map { signable.pages[$0].reference })
-            update.set(widgetReference, .dictionary(dictionary))
+            try update.set(widgetReference, .dictionary(dictionary))
+            // A widget only its /P puts on a page is not drawn there: the page lists it too.
+            if let index = widget.pageIndex, !signable.pages[index].annotations.contains(widgetReference) {
+                try addAnnotation(widgetReference, to: signable.pages[index], in: &update)
+            }
             if let signatureValue {
                 guard let fieldReference = field.reference else {
                     throw PDFError.refused("the field '\(name)' is written into its parent, where its value cannot be set")
@@ -42,7 +46,7 @@ public enum InkSigning {
                 let value = try signatureValue(&update, fieldReference)
                 var fieldDictionary = try rewritable(fieldReference, in: update, what: "the field '\(name)'")
                 fieldDictionary["V"] = value
-                update.set(fieldReference, .dictionary(fieldDictionary))
+                try update.set(fieldReference, .dictionary(fieldDictionary))
             }
             try updateForm(&update, adding: nil)
 
@@ -56,12 +60,9 @@ public enum InkSigning {
             ])
             show(appearance, in: &widget, page: page.reference)
             if let signatureValue { widget["V"] = try signatureValue(&update, widgetReference) }
-            update.set(widgetReference, .dictionary(widget))
+            try update.set(widgetReference, .dictionary(widget))
 
-            var pageDictionary = try rewritable(page.reference, in: update, what: "page \(pageIndex + 1)")
-            let annotations = try document.array(pageDictionary["Annots"]) ?? []
-            pageDictionary["Annots"] = .array(annotations + [.reference(widgetReference)])
-            update.set(page.reference, .dictionary(pageDictionary))
+            try addAnnotation(widgetReference, to: page, in: &update)
             try updateForm(&update, adding: widgetReference)
         }
         return try update.write()
@@ -105,6 +106,15 @@ public enum InkSigning {
         if widget["P"] == nil, let page { widget["P"] = .reference(page) }
     }
 
+    /// The page rewritten with `annotation` at the end of its /Annots (written into the page: an
+    /// indirect /Annots array may be shared with other pages).
+    private static func addAnnotation(_ annotation: PDFReference, to page: PDFPage, in update: inout IncrementalUpdate) throws {
+        var dictionary = try rewritable(page.reference, in: update, what: "page \(page.index + 1)")
+        let annotations = try update.document.array(dictionary["Annots"]) ?? []
+        dictionary["Annots"] = .array(annotations + [.reference(annotation)])
+        try update.set(page.reference, .dictionary(dictionary))
+    }
+
     /// The dictionary `reference` names as the update has it so far: one the update may write back.
     private static func rewritable(_ reference: PDFReference, in update: IncrementalUpdate, what: String) throws -> PDFDictionary {
         let object = try update.current(reference)
@@ -135,18 +145,18 @@ public enum InkSigning {
         case .reference(let r)? where (try? update.current(r))?.dictionaryValue != nil:
             let form = try rewritable(r, in: update, what: "the form (/AcroForm)")
             let changed = try updated(form)
-            if changed != form { update.set(r, .dictionary(changed)) }
+            if changed != form { try update.set(r, .dictionary(changed)) }
         case .dictionary(let form)?:
             let changed = try updated(form)
             if changed != form {
                 catalog["AcroForm"] = .dictionary(changed)
-                update.set(root, .dictionary(catalog))
+                try update.set(root, .dictionary(catalog))
             }
         default:
             // None (or a broken one, which no reader could use): a new form.
             let form = try update.add(.dictionary(try updated(PDFDictionary())))
             catalog["AcroForm"] = .reference(form)
-            update.set(root, .dictionary(catalog))
+            try update.set(root, .dictionary(catalog))
         }
     }
 }

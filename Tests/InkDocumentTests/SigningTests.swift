@@ -87,6 +87,45 @@ private func refusal(_ body: () throws -> Void) -> String? {
                                    page: signable.pages[1], inkedRects: [TestPDFs.customerRect, TestPDFs.witnessRect])
     }
 
+    @Test func aHybridFileGetsATable() throws {
+        let original = try TestPDFs.contractHybrid()
+        let document = try PDFDocument(bytes: original)
+        #expect(document.crossReference.newestFormat == .table)
+        #expect(document.crossReference.entries[11] == .inObjectStream(stream: 13, index: 2), "/XRefStm fills what the table leaves free")
+        #expect(try document.signable().signatureFields.map(\.name) == ["sign.customer", "sign.witness"])
+        let updated = try InkSigning.sign(document, with: ink(for: TestPDFs.witnessRect), at: .field("sign.witness"))
+        try SignedFileCheck.verify(updated, original: original, name: "hybrid", directory: try Tools.directory("hybrid"),
+                                   page: try document.pages()[1], inkedRects: [TestPDFs.witnessRect])
+        #expect(try PDFDocument(bytes: updated.bytes).crossReference.newestFormat == .table)
+    }
+
+    @Test func aWidgetOnlyItsPPutsOnAPageIsAddedToThePagesAnnots() throws {
+        let original = TestPDFs.classic([
+            .plain("<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>"),
+            .plain("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+            .plain("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] >>"),
+            .plain("<< /FT /Sig /T (here) /Type /Annot /Subtype /Widget /Rect [20 20 220 100] /P 3 0 R >>"),
+        ])
+        let document = try PDFDocument(bytes: original)
+        let rect = PDFRect(20, 20, 220, 100)
+        #expect(try document.signable().signatureFields.first?.pageIndex == 0)
+        let updated = try InkSigning.sign(document, with: ink(for: rect), at: .field("here"))
+        try SignedFileCheck.verify(updated, original: original, name: "p-only", directory: try Tools.directory("p-only"),
+                                   page: try document.pages()[0], inkedRects: [rect])
+        #expect(try PDFDocument(bytes: updated.bytes).pages()[0].annotations == [PDFReference(4)])
+    }
+
+    @Test func anUpdateWritesOnlyNumbersItMayWrite() throws {
+        var update = IncrementalUpdate(try PDFDocument(bytes: TestPDFs.contract()))
+        #expect(throws: PDFError.self) { try update.set(PDFReference(500), .null) }
+        #expect(throws: PDFError.self) { try update.write() }
+        let reserved = try update.reserve()
+        #expect(reserved == PDFReference(13))
+        #expect(throws: PDFError.self) { try update.write() }
+        try update.set(reserved, .integer(1))
+        #expect(try PDFDocument(bytes: update.write().bytes).object(reserved) == .integer(1))
+    }
+
     @Test func aNewFieldInAFormThatHasFields() throws {
         let original = TestPDFs.contract()
         let rect = PDFRect(72, 500, 300, 560)

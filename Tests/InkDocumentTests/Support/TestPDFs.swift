@@ -110,6 +110,43 @@ enum TestPDFs {
         return pdf
     }
 
+    /// The contract as a hybrid file (ISO 32000-1, 7.5.8.4): a classic table for the objects in
+    /// the file, which marks the form's objects 9–12 free; they are in an object stream (13),
+    /// listed by a cross-reference stream (14) that the trailer's /XRefStm points to.
+    static func contractHybrid() throws -> [UInt8] {
+        let document = try PDFDocument(bytes: contract())
+        var pdf = Array("%PDF-1.5\n%\u{e2}\u{e3}\u{cf}\u{d3}\n".utf8)
+        var offsets: [Int: Int] = [:]
+        for number in 1...8 {
+            offsets[number] = pdf.count
+            pdf += Array("\(number) 0 obj\n".utf8) + (try PDFSerializer.bytes(document.object(PDFReference(number)))) + Array("\nendobj\n".utf8)
+        }
+        var header = "", body: [UInt8] = []
+        for number in 9...12 {
+            header += "\(number) \(body.count) "
+            body += try PDFSerializer.bytes(document.object(PDFReference(number))) + [0x0A]
+        }
+        let objStm = try Zlib.deflate(Array(header.utf8) + body)
+        offsets[13] = pdf.count
+        pdf += Array("13 0 obj\n<< /Type /ObjStm /N 4 /First \(header.utf8.count) /Filter /FlateDecode /Length \(objStm.count) >>\nstream\n".utf8)
+        pdf += objStm + Array("\nendstream\nendobj\n".utf8)
+        offsets[14] = pdf.count
+        var rows: [UInt8] = []
+        for i in 0..<4 { rows += [2, 0, 13, UInt8(i)] }
+        rows += [1, UInt8(offsets[13]! >> 8), UInt8(offsets[13]! & 0xff), 0, 1, UInt8(offsets[14]! >> 8), UInt8(offsets[14]! & 0xff), 0]
+        let data = try Zlib.deflate(rows)
+        pdf += Array("14 0 obj\n<< /Type /XRef /Size 15 /Index [9 6] /W [1 2 1] /Filter /FlateDecode /Length \(data.count) >>\nstream\n".utf8)
+        pdf += data + Array("\nendstream\nendobj\n".utf8)
+        let xref = pdf.count
+        var table = "xref\n0 15\n0000000000 65535 f \n"
+        for number in 1...14 {
+            table += offsets[number].map { String(format: "%010d 00000 n \n", $0) } ?? "0000000000 00001 f \n"
+        }
+        let id = String(repeating: "3c", count: 16)
+        table += "trailer\n<< /Size 15 /Root 1 0 R /XRefStm \(offsets[14]!) /ID [<\(id)> <\(id)>] >>\nstartxref\n\(xref)\n%%EOF\n"
+        return pdf + Array(table.utf8)
+    }
+
     /// Rows with a PNG filter byte each: the predictor's own filter (10–14), or for 15 each
     /// filter in turn, as an encoder choosing per row would.
     static func pngPredicted(_ rows: [[UInt8]], predictor: Int) -> [UInt8] {
