@@ -24,7 +24,6 @@ extension PDFDocument {
             return walk.pages
         }
     }
-
 }
 
 /// The walk over the page tree: depth-first, /Kids in order.

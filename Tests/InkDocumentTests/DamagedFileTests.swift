@@ -50,7 +50,7 @@ import InkCore
         if let cairo = try RealDocuments.cairoWorksheet(into: dir, pages: 1) { sources.append(("cairo", cairo, 500)) }
         if let qpdf = Tools.qpdf {
             try Tools.write(TestPDFs.contract(), to: "\(dir)/in.pdf")
-            if try Tools.run(qpdf, ["--object-streams=generate", "\(dir)/in.pdf", "\(dir)/objstm.pdf"]).status == 0 {
+            if try Tools.run(qpdf, ["--object-streams=generate", "--deterministic-id", "\(dir)/in.pdf", "\(dir)/objstm.pdf"]).status == 0 {
                 sources.append(("qpdf-objstm", try Tools.read("\(dir)/objstm.pdf"), 800))
             }
         }

@@ -134,6 +134,17 @@ private func kind(of body: () throws -> Void) -> PDFError.Kind? {
         }
     }
 
+    @Test func anIndirectStreamLengthIsFollowed() throws {
+        // The data holds the word `endstream`: only the /Length object says where it really ends.
+        let data = Array("abc endstream def".utf8)
+        let pdf = TestPDFs.classic([
+            .plain("<< /Type /Catalog /Pages 2 0 R >>"), .plain("<< /Type /Pages /Kids [] /Count 0 >>"),
+            .plain("<< /Length 4 0 R >>\nstream\n" + String(decoding: data, as: UTF8.self) + "\nendstream"),
+            .plain("\(data.count)"),
+        ])
+        #expect(try PDFDocument(bytes: pdf).object(PDFReference(3)).streamValue?.data.elementsEqual(data) == true)
+    }
+
     @Test func aWrongStreamLengthIsFoundByItsEndstream() throws {
         let original = try #require(PDFDocument(bytes: TestPDFs.contract()).object(PDFReference(5)).streamValue)
         let length = "/Length \(original.data.count) >>"

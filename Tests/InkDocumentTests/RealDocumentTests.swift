@@ -45,7 +45,15 @@ enum RealDocuments {
         guard made.status == 0 else { return nil }
         let drawn = try Tools.run(pdftocairo, ["-pdf", "\(directory)/worksheet.pdf", "\(directory)/cairo.pdf"])
         guard drawn.status == 0 else { return nil }
-        return try Tools.read("\(directory)/cairo.pdf")
+        // cairo stamps the time it wrote the file: a fixed one of as many digits (the offsets
+        // stay), so that the damaged copies made from this file are the same every run.
+        var bytes = try Tools.read("\(directory)/cairo.pdf")
+        let stamp = Array("/CreationDate (D:".utf8), fixed = Array("20260101000000".utf8)
+        if let at = PDFParser.find(stamp, in: bytes, from: 0, to: bytes.count), bytes.count - at - stamp.count >= fixed.count {
+            bytes.replaceSubrange((at + stamp.count)..<(at + stamp.count + fixed.count), with: fixed)
+            try Tools.write(bytes, to: "\(directory)/cairo.pdf")
+        }
+        return bytes
     }
 
     static func pageCount(_ path: String) throws -> Int? {

@@ -70,7 +70,7 @@ private func refusal(_ body: () throws -> Void) -> String? {
         let qpdf = try #require(Tools.qpdf)
         let dir = try Tools.directory("qpdf-objstm")
         try Tools.write(TestPDFs.contract(), to: "\(dir)/in.pdf")
-        let made = try Tools.run(qpdf, ["--object-streams=generate", "\(dir)/in.pdf", "\(dir)/objstm.pdf"])
+        let made = try Tools.run(qpdf, ["--object-streams=generate", "--deterministic-id", "\(dir)/in.pdf", "\(dir)/objstm.pdf"])
         #expect(made.status == 0, "\(made.stderr)")
         let original = try Tools.read("\(dir)/objstm.pdf")
         let document = try PDFDocument(bytes: original)
