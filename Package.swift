@@ -46,6 +46,10 @@ let package = Package(
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
+        // Signing a PDF in place: a defensive reader of the file's objects and cross-references, its
+        // signature fields and pages, and an incremental update that appends the ink's appearance
+        // (the original's bytes untouched). Pure logic, no poppler; zlib for the compressed streams.
+        .target(name: "InkDocument", dependencies: ["InkCore", "CZlib"]),
         // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
         .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
@@ -78,6 +82,7 @@ let package = Package(
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI"]),
+        .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
                                                          "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "CCairo", "CLinux"]),
