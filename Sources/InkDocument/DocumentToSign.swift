@@ -1,0 +1,96 @@
+/// A host's document as one signature request needs it: where the file is, which field (or new
+/// place) the ink goes into, and how much of it the signer must page through first. Made by the
+/// API from a stored document, carried by the desk to the kiosk's screen, and back to the
+/// capture's writer, which signs the file.
+public struct DocumentToSign: Sendable, Equatable {
+    /// How much of the document is shown before the signing view opens.
+    public enum Review: String, Sendable, CaseIterable {
+        /// Straight to the signing view.
+        case none
+        /// The first page, then Sign.
+        case firstPage = "first-page"
+        /// Every page must have been shown before Sign is offered.
+        case allPages = "all-pages"
+    }
+
+    /// The document's id on the API.
+    public var id: String
+    /// The PDF as stored (read-only to the kiosk).
+    public var path: String
+    /// Of the file's bytes, lower-case hex: what the capture is bound to.
+    public var sha256: String
+    public var pageCount: Int
+    /// The field signed: an existing one, or one made at a place.
+    public var target: SignatureTarget
+    /// 0-based page the ink goes on.
+    public var pageIndex: Int
+    /// Where on that page, in points (the page's default user space, y up).
+    public var rect: PDFRect
+    /// The page's visible box (its /CropBox), in the same space.
+    public var pageBox: PDFRect
+    public var review: Review
+
+    public init(id: String, path: String, sha256: String, pageCount: Int, target: SignatureTarget,
+                pageIndex: Int, rect: PDFRect, pageBox: PDFRect, review: Review) {
+        self.id = id; self.path = path; self.sha256 = sha256; self.pageCount = pageCount; self.target = target
+        self.pageIndex = pageIndex; self.rect = rect; self.pageBox = pageBox; self.review = review
+    }
+
+    /// The field's name, as the capture's record and the host's status say it.
+    public var fieldName: String {
+        switch target {
+        case .field(let name), .newField(let name, _, _): name
+        }
+    }
+
+    /// Pages that must have been shown before the signing view opens (1-based, in any order).
+    public var pagesToReview: Set<Int> {
+        switch review {
+        case .none: []
+        case .firstPage: [1]
+        case .allPages: Set(1...max(pageCount, 1))
+        }
+    }
+}
+
+extension SignableDocument {
+    /// Where `target` puts its ink in this document, or why it cannot: no such field, a field
+    /// signed already, on no page, invisible; a place off the document's pages. Rotated pages
+    /// are refused: the signing view maps the page's own axes onto the screen's.
+    public func place(of target: SignatureTarget) throws -> (pageIndex: Int, rect: PDFRect, pageBox: PDFRect) {
+        let pageIndex: Int, rect: PDFRect
+        switch target {
+        case .field(let name):
+            guard let field = signatureFields.first(where: { $0.name == name }) else {
+                if fieldNames.contains(name) { throw PDFError.refused("the field '\(name)' is not a signature field") }
+                let known = signatureFields.map { "'\($0.name)'" }.joined(separator: ", ")
+                throw PDFError.refused("no signature field '\(name)' (the document has \(known.isEmpty ? "none" : known))")
+            }
+            guard !field.isSigned else { throw PDFError.refused("the field '\(name)' is signed already") }
+            guard let widget = field.widgets.first, let index = widget.pageIndex, pages.indices.contains(index) else {
+                throw PDFError.refused("the field '\(name)' is on no page")
+            }
+            guard widget.rect.isFinite, widget.rect.width > 0, widget.rect.height > 0 else {
+                throw PDFError.refused("the field '\(name)' has no area (its /Rect is \(widget.rect))")
+            }
+            (pageIndex, rect) = (index, widget.rect)
+        case .newField(let name, let index, let r):
+            guard !name.isEmpty, !name.contains(".") else { throw PDFError.refused("'\(name)' cannot name a new field (not empty, no '.')") }
+            guard !fieldNames.contains(name) else { throw PDFError.refused("the document has a field '\(name)' already") }
+            guard pages.indices.contains(index) else {
+                throw PDFError.refused("no page \(index + 1): the document has \(pages.count)")
+            }
+            guard r.isFinite, r.width >= 1, r.height >= 1 else { throw PDFError.refused("the rectangle \(r) has no area") }
+            (pageIndex, rect) = (index, r)
+        }
+        let page = pages[pageIndex]
+        guard page.rotation == 0 else {
+            throw PDFError.refused("page \(pageIndex + 1) is shown turned (/Rotate \(page.rotation)); signing on turned pages is not supported")
+        }
+        let box = page.cropBox
+        guard rect.x0 >= box.x0 - 0.5, rect.y0 >= box.y0 - 0.5, rect.x1 <= box.x1 + 0.5, rect.y1 <= box.y1 + 0.5 else {
+            throw PDFError.refused("\(rect) is not within page \(pageIndex + 1)'s visible area \(box)")
+        }
+        return (pageIndex, rect, box)
+    }
+}
