@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "CZlib", "CLinux",
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "InkDocument", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // Signing a PDF in place: a defensive reader of the file's objects and cross-references, its
         // signature fields and pages, and an incremental update that appends the ink's appearance
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "InkLoop", dependencies: ["CLinux"]),
         // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
         // that hands the host's requests to the kiosk thread.
-        .target(name: "InkAPI", dependencies: ["InkLoop",
+        .target(name: "InkAPI", dependencies: ["InkLoop", "InkDocument",
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),
                                               .product(name: "NIOHTTP1", package: "swift-nio")]),
@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "CCairo", "CLinux"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "CCairo", "CLinux"]),
     ]
 )
 

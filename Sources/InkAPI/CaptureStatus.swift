@@ -1,3 +1,4 @@
+import InkDocument
 import FoundationEssentials
 import Glibc
 
@@ -22,6 +23,7 @@ public struct CaptureFiles: Codable, Sendable, Equatable {
     public var json: String
     public var samples: Int
     public var encryptedTo: String?
+    public var pdf: String?
 
     public init(directory: String, png: String, svg: String, inkml: String, json: String, samples: Int, encryptedTo: String? = nil) {
         self.directory = directory; self.png = png; self.svg = svg; self.inkml = inkml; self.json = json
@@ -75,6 +77,7 @@ public struct CaptureRequest: Sendable, Equatable {
     public var prompt: String?
     /// The effective limit (the request's, else the desk's default); nil: none.
     public var timeout: Double?
+    public var document: DocumentToSign?
 
     public init(id: String, prompt: String?, timeout: Double?) {
         self.id = id; self.prompt = prompt; self.timeout = timeout

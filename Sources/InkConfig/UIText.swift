@@ -46,6 +46,15 @@ public struct UIText: Sendable, Equatable {
     public var worksheetStuck = "Page %@ took too long to draw and is left blank. Drawing goes on."
     /// "%@" is the reason; the notebook shown stays.
     public var worksheetNotOpened = "The pages could not be saved (%@), so the worksheet was not opened."
+    // Signature: documents
+    /// Over a document's page while it is read.
+    public var reviewDocument = "Please read the document, then tap Sign"
+    /// "%@" is "2 of 3": the page shown and the pages.
+    public var documentPage = "Page %@"
+    public var sign = "Sign"
+    /// Until every page the host asked for was shown.
+    public var readAllPages = "Please read every page before signing"
+    public var openingDocument = "Opening the document…"
     // Both
     /// "%@" is the reason, e.g. "No space left on device".
     public var storageWarning = "Cannot save to disk (%@). Drawing continues; new ink is kept in memory."
@@ -64,6 +73,8 @@ public struct UIText: Sendable, Equatable {
          ("opening_worksheet", \.openingWorksheet), ("worksheet_problem", \.worksheetProblem), ("worksheet_gone", \.worksheetGone),
          ("worksheet_not_opened", \.worksheetNotOpened), ("worksheet_not_copied", \.worksheetNotCopied),
          ("worksheet_stuck", \.worksheetStuck),
+         ("review_document", \.reviewDocument), ("document_page", \.documentPage), ("sign", \.sign),
+         ("read_all_pages", \.readAllPages), ("opening_document", \.openingDocument),
          ("storage_warning", \.storageWarning)]
     }
 

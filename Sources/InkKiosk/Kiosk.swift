@@ -144,7 +144,9 @@ public final class Kiosk {
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
         // A classroom's worksheets: the PDF helper is asked from a thread of their own ("sheets").
-        screen = options.screen.makeScreen(metrics: metrics, sheets: options.screen.mode == .classroom ? try BackgroundChores.onThread(name: "sheets") : .inline())
+        // A host's documents on the signature screen: the same.
+        let readsPDFs = options.screen.mode == .classroom || (options.screen.mode == .signature && options.screen.api != nil)
+        screen = options.screen.makeScreen(metrics: metrics, sheets: readsPDFs ? try BackgroundChores.onThread(name: "sheets") : .inline())
         if options.screen.mode == .signature {
             // A crash or power cut during an Accept leaves a hidden `.ID.partial/`; no host may take it for a capture.
             do {

@@ -136,6 +136,14 @@ public final class FramePipeline {
         if page == notebook.current, renderer.setPagePaper(paper) { needsFrame = true }
     }
 
+    /// A paper under the page shown that is no worksheet's page (a document being read or
+    /// signed); nil: the screen's own again. `startOver` takes it away too.
+    public func showPaper(_ paper: PageSnapshot?) {
+        guard paper.map({ $0.size == renderer.size }) ?? true else { return }
+        pageChanges += 1
+        if renderer.setPagePaper(paper) { needsFrame = true }
+    }
+
     /// The bytes the kept papers take.
     public var paperBytes: Int { papers.values.reduce(0) { $0 + $1.bytes } }
 

@@ -2,6 +2,7 @@ import Crypto
 import FoundationEssentials
 import Glibc
 import InkCore
+import InkDocument
 import InkRender
 
 /// One accepted signature, written to an outbox directory for the host system as a directory
@@ -25,9 +26,28 @@ public struct SignatureCapture: Sendable {
         public var sha256: [String: String]
         /// Present when the PNG, SVG and InkML are encrypted.
         public var encryption: Encryption?
+        /// Present when the capture signed a document (`NAME.pdf`).
+        public var document: SignedDocument?
 
         public struct Screen: Codable, Sendable, Equatable {
             public var width: Int, height: Int, dpi: Double
+        }
+
+        /// The document signed, and where: the capture is bound to its SHA-256 (in the sealed
+        /// files' authenticated headers too).
+        public struct SignedDocument: Codable, Sendable, Equatable {
+            public var id: String
+            /// Of the document as the host sent it: a byte prefix of `NAME.pdf`.
+            public var sha256: String
+            public var field: String
+            /// 1-based.
+            public var page: Int
+            /// The field's rectangle in points.
+            public var rect: [Double]
+            /// Whether the update carries a digital signature (PAdES) besides the ink.
+            public var digitallySigned: Bool
+            /// The sealed InkML embedded in the PDF, if any.
+            public var embedded: String?
         }
 
         public struct Encryption: Codable, Sendable, Equatable {
@@ -51,6 +71,11 @@ public struct SignatureCapture: Sendable {
     public var margin = 16.0
     /// When set, the PNG, SVG and InkML are stored only encrypted to this key.
     public var encryptTo: SealingKey? = nil
+    /// The document signed, with the screen's rectangle that showed its field: the ink in it
+    /// goes into the field (`NAME.pdf`).
+    public var document: (DocumentToSign, shownIn: Rect)? = nil
+    /// Signs the document's update digitally (PAdES), when set.
+    public var digitalSigner: (any DocumentSealer)? = nil
 
     public init(name: String, strokes: [Stroke], screen: PixelSize, dpi: Double, device: String, started: Date, ended: Date) {
         self.name = name; self.strokes = strokes; self.screen = screen; self.dpi = dpi
@@ -84,11 +109,14 @@ public struct SignatureCapture: Sendable {
         do {
             let exporter = page.cropped(to: crop)
             var hashes: [String: String] = [:], written = 0
+            // The InkML sealed once: the same bytes go into the directory and into the PDF.
+            var sealedInkML: (name: String, bytes: Data)?
             // Each file is made in memory (and encrypted there), then created 0600 and synced.
             func produce(_ ext: String, _ bytes: () throws -> Data) throws {
                 var file = "\(name).\(ext)", data = try bytes()
                 if let encryptTo, Self.sealedExtensions.contains(ext) {
-                    data = try SealedFile.seal(data, name: file, to: encryptTo)
+                    data = ext == "inkml" && sealedInkML != nil ? sealedInkML!.bytes
+                        : try SealedFile.seal(data, name: file, to: encryptTo, document: document?.0.sha256)
                     file += SealedFile.suffix
                 }
                 try DurableFile.create("\(partial)/\(file)", data)
@@ -98,13 +126,29 @@ public struct SignatureCapture: Sendable {
             }
             try produce("png") { try exporter.pngData(strokes) }
             try produce("svg") { try exporter.svgData(strokes) }
-            try produce("inkml") { Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8) }
+            try produce("inkml") {
+                let plain = Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)
+                if let encryptTo {
+                    let sealed = try SealedFile.seal(plain, name: "\(name).inkml", to: encryptTo, document: document?.0.sha256)
+                    sealedInkML = ("\(name).inkml\(SealedFile.suffix)", sealed)
+                }
+                return plain
+            }
+            var signed: Metadata.SignedDocument?
+            if let (toSign, area) = document {
+                let made = try DocumentSignature(document: toSign, shownIn: area, strokes: strokes, signedAt: ended,
+                                                 evidence: sealedInkML, signer: digitalSigner).make()
+                signed = made.record
+                try produce("pdf") { Data(made.bytes) }
+            }
             let encryption = encryptTo.map {
-                Metadata.Encryption(scheme: SealedFile.scheme, recipient: $0.fingerprint, files: Array(Self.fileNames(of: name, sealed: true).dropLast()))
+                Metadata.Encryption(scheme: SealedFile.scheme, recipient: $0.fingerprint,
+                                    files: Self.sealedExtensions.map { "\(name).\($0)\(SealedFile.suffix)" })
             }
             let meta = Metadata(captureId: name, started: Self.timestamp(started), ended: Self.timestamp(ended), device: device,
                                 screen: .init(width: screen.width, height: screen.height, dpi: dpi), strokes: strokes.count,
-                                samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes, encryption: encryption)
+                                samples: strokes.reduce(0) { $0 + $1.samples.count }, sha256: hashes, encryption: encryption,
+                                document: signed)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try produce("json") { try encoder.encode(meta) }
@@ -118,19 +162,22 @@ public struct SignatureCapture: Sendable {
             throw error
         }
         try DurableFile.sync(outbox)   // the rename itself survives a power cut
-        return Self.fileNames(of: name, sealed: encryptTo != nil).map { "\(final)/\($0)" }
+        return Self.fileNames(of: name, sealed: encryptTo != nil, document: document != nil).map { "\(final)/\($0)" }
     }
 
     struct Stopped: Error {}
 
-    /// The files of one capture, in the order `write` produces them (the JSON last).
-    public static let extensions = ["png", "svg", "inkml", "json"]
-    /// The files that hold ink, encrypted when the kiosk has a key.
+    /// The files of one capture, in the order `write` produces them (the JSON last); `pdf` only
+    /// for a capture that signed a document.
+    public static let extensions = ["png", "svg", "inkml", "pdf", "json"]
+    /// The files that hold ink, encrypted when the kiosk has a key. (The signed PDF shows the
+    /// signature as the paper would: it is the document, for the host to keep.)
     public static let sealedExtensions = ["png", "svg", "inkml"]
 
     /// A capture's file names, in `extensions` order: `NAME.png` or `NAME.png.hpke`, …, `NAME.json`.
-    public static func fileNames(of name: String, sealed: Bool) -> [String] {
-        extensions.map { "\(name).\($0)" + (sealed && sealedExtensions.contains($0) ? SealedFile.suffix : "") }
+    public static func fileNames(of name: String, sealed: Bool, document: Bool = false) -> [String] {
+        extensions.filter { document || $0 != "pdf" }
+            .map { "\(name).\($0)" + (sealed && sealedExtensions.contains($0) ? SealedFile.suffix : "") }
     }
 
     /// What a capture's directory is called while it is written: `.NAME.partial`.
@@ -198,7 +245,7 @@ public struct SignatureCapture: Sendable {
             do {
                 let meta = try JSONDecoder().decode(Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
                 found[name] = Stored(name: name, metadata: meta,
-                                     paths: fileNames(of: name, sealed: meta.encryption != nil).map { "\(dir)/\($0)" })
+                                     paths: fileNames(of: name, sealed: meta.encryption != nil, document: meta.document != nil).map { "\(dir)/\($0)" })
             } catch {
                 problems.append("\(json): \(error)")
             }

@@ -277,20 +277,24 @@ public struct SealedFileError: Error, CustomStringConvertible, Equatable {
 /// | bytes | field |
 /// | --- | --- |
 /// | 8 | magic `INKSEAL` and a zero byte |
-/// | 1 | format version, 1 |
+/// | 1 | format version: 1, or 2 when bound to a document |
 /// | 2, 2, 2 | the HPKE ciphersuite's ids (RFC 9180): KEM 0x0020 DHKEM(X25519, HKDF-SHA256), KDF 0x0001 HKDF-SHA256, AEAD 0x0003 ChaCha20-Poly1305 |
 /// | 32 | SHA-256 of the recipient's raw public key (which key opens it) |
 /// | 2 + n | the plain file's name, UTF-8 (`ID.png`): which capture, which file |
+/// | 2 + 32 | version 2 only: the SHA-256 of the document the capture signed |
 /// | 2 + n | the encapsulated key (32 bytes for X25519) |
 /// | rest | the ciphertext, with its 16-byte tag |
 ///
 /// HPKE base mode, `info` = "inkkiosk signature v1"; the whole header is the AAD, so a file
-/// renamed into another capture, or any header byte changed, fails to open.
+/// renamed into another capture, or any header byte changed, fails to open; a capture bound to
+/// a document cannot be passed off for another one (its hash is authenticated with the ink).
 public enum SealedFile {
     /// Appended to a sealed file's plain name: `ID.png.hpke`.
     public static let suffix = ".hpke"
     static let magic: [UInt8] = Array("INKSEAL".utf8) + [0]
     static let version: UInt8 = 1
+    /// With the document's hash in the header.
+    static let boundVersion: UInt8 = 2
     static let info = Data("inkkiosk signature v1".utf8)
     static var suite: HPKE.Ciphersuite { .Curve25519_SHA256_ChachaPoly }
     static let suiteIDs: [UInt16] = [0x0020, 0x0001, 0x0003]
@@ -298,10 +302,15 @@ public enum SealedFile {
     public static let scheme = "HPKE base, DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20-Poly1305; inkkiosk sealed file v1"
 
     /// `plain` (the file called `name`) encrypted to `key`, header first: what goes on disk.
-    public static func seal(_ plain: some DataProtocol, name: String, to key: SealingKey) throws -> Data {
+    /// `document`: the hex SHA-256 of the document the capture signs, authenticated with it.
+    public static func seal(_ plain: some DataProtocol, name: String, to key: SealingKey, document: String? = nil) throws -> Data {
         let recipient = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: key.rawRepresentation)
         var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: info)
-        let header = try Self.header(name: name, fingerprint: key.rawRepresentation, encapsulatedKey: sender.encapsulatedKey)
+        let digest = try document.map { hex -> [UInt8] in
+            guard let bytes = bytes(ofHex: hex), bytes.count == 32 else { throw StorageError(description: "'\(hex)' is not a SHA-256 to bind a capture to") }
+            return bytes
+        }
+        let header = try Self.header(name: name, fingerprint: key.rawRepresentation, encapsulatedKey: sender.encapsulatedKey, document: digest)
         let sealed = try sender.seal(plain, authenticating: header)
         return header + sealed
     }
@@ -313,6 +322,8 @@ public enum SealedFile {
         /// The recipient key's fingerprint (hex SHA-256 of its raw bytes).
         public var fingerprint: String
         var encapsulatedKey: Data
+        /// The hex SHA-256 of the document the capture signed (format version 2), else nil.
+        public var document: String?
         /// The header's length: the ciphertext follows it.
         var length: Int
     }
@@ -335,7 +346,7 @@ public enum SealedFile {
         }
         func number() throws(SealedFileError) -> Int { let b = try take(2); return Int(b.first!) << 8 | Int(b.last!) }
         let version = try take(1).first!
-        guard version == Self.version else {
+        guard version == Self.version || version == Self.boundVersion else {
             throw SealedFileError(kind: .unsupported, description: "\(file): format version \(version); this inkkiosk reads version \(Self.version)")
         }
         let ids = [try number(), try number(), try number()]
@@ -346,8 +357,16 @@ public enum SealedFile {
         let fingerprint = hexString(try take(32))
         let nameBytes = try take(try number())
         let name = String(decoding: nameBytes, as: UTF8.self)
+        var document: String?
+        if version == Self.boundVersion {
+            let digest = try take(try number())
+            guard digest.count == 32 else {
+                throw SealedFileError(kind: .unsupported, description: "\(file): a document hash of \(digest.count) bytes, not 32")
+            }
+            document = hexString(digest)
+        }
         let encapsulated = Data(try take(try number()))
-        return Header(name: name, fingerprint: fingerprint, encapsulatedKey: encapsulated, length: at)
+        return Header(name: name, fingerprint: fingerprint, encapsulatedKey: encapsulated, document: document, length: at)
     }
 
     /// The plain file (and its name) of a sealed one; `file` names it in errors.
@@ -382,13 +401,14 @@ public enum SealedFile {
         return parts.count == 2 && SignatureCapture.isCaptureName(String(parts[0])) && SignatureCapture.sealedExtensions.contains(String(parts[1]))
     }
 
-    static func header(name: String, fingerprint raw: Data, encapsulatedKey: Data) throws -> Data {
+    static func header(name: String, fingerprint raw: Data, encapsulatedKey: Data, document: [UInt8]? = nil) throws -> Data {
         let nameBytes = Array(name.utf8)
         guard nameBytes.count <= 1024, encapsulatedKey.count <= 1024 else { throw StorageError(description: "name or key too long to seal") }
         func number(_ n: Int) -> [UInt8] { [UInt8(n >> 8), UInt8(n & 0xff)] }
-        var out = magic + [version] + suiteIDs.flatMap { number(Int($0)) }
+        var out = magic + [document == nil ? version : boundVersion] + suiteIDs.flatMap { number(Int($0)) }
         out += SHA256.hash(data: raw)
         out += number(nameBytes.count) + nameBytes
+        if let document { out += number(document.count) + document }
         out += number(encapsulatedKey.count) + encapsulatedKey
         return Data(out)
     }
@@ -427,4 +447,25 @@ public enum SealedFile {
         }
         return out
     }
+}
+
+/// The bytes a string of hex digits (either case) spells; nil for anything else.
+func bytes(ofHex hex: String) -> [UInt8]? {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 97...102: c - 87
+        case 65...70: c - 55
+        default: nil
+        }
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(digits.count / 2)
+    for i in stride(from: 0, to: digits.count, by: 2) {
+        guard let hi = value(digits[i]), let lo = value(digits[i + 1]) else { return nil }
+        out.append(hi << 4 | lo)
+    }
+    return out
 }

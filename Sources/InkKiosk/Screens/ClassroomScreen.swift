@@ -104,7 +104,7 @@ public final class ClassroomScreen: KioskScreen {
         case .closeWorksheets: shelf = nil
         case .chooseWorksheet(let i): choose(i, context)
         case .worksheetRows(let forward): shelf?.turn(forward: forward)
-        case .clear, .accept, .cancel: break
+        case .clear, .accept, .cancel, .sign: break
         }
     }
 

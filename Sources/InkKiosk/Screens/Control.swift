@@ -5,6 +5,8 @@ import InkRender
 public enum ScreenAction: Hashable, Sendable {
     // signature
     case clear, accept, cancel
+    // signature on a document: from its pages to the signing view (pages turn with previous / next page)
+    case sign
     // classroom
     case tool(ToolKind), palette, color(Int), width(Int), undo, redo
     case askClear, confirmClear, keepPage, previousPage, nextPage, addPage, save

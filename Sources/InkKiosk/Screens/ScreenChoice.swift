@@ -29,19 +29,26 @@ extension ScreenSettings {
             var s = SignatureScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
             s.encryptTo = encryptTo
-            return SignatureScreen(settings: s, metrics: metrics)
+            if api != nil {
+                s.documentReader = pdfHelper()
+                s.documentLimits = Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages)
+            }
+            return SignatureScreen(settings: s, metrics: metrics, sheets: sheets)
         case .classroom:
             var s = ClassroomScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
-            var launch = PDFHelper.Launch(executable: pdfHelperExecutable, memoryMB: worksheetHelperMB, cpuSeconds: worksheetHelperCPUSeconds)
-            launch.requireSeccomp = pdfHelperRequiresSeccomp
             s.worksheets = WorksheetShelf(folders: worksheetFolders,
                                           limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
                                           maxListed: worksheetsListed, cacheMB: worksheetCacheMB,
-                                          copiesMB: worksheetCopiesMB,
-                                          helper: PDFHelper(launch: launch, stuckSeconds: worksheetStuckSeconds,
-                                                            log: { writeStandardError("inkkiosk: \($0)\n") }))
+                                          copiesMB: worksheetCopiesMB, helper: pdfHelper())
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
+    }
+
+    /// poppler in its caged process, started when first asked (worksheets, a host's documents).
+    private func pdfHelper() -> PDFHelper {
+        var launch = PDFHelper.Launch(executable: pdfHelperExecutable, memoryMB: worksheetHelperMB, cpuSeconds: worksheetHelperCPUSeconds)
+        launch.requireSeccomp = pdfHelperRequiresSeccomp
+        return PDFHelper(launch: launch, stuckSeconds: worksheetStuckSeconds, log: { writeStandardError("inkkiosk: \($0)\n") })
     }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import InkAPI
+import InkStorage
 
 /// The local API's desk is where a hosted signature screen's requests come from: the screen
 /// takes the desk's messages on the kiosk thread, and tells it how each request ended.
@@ -9,7 +10,7 @@ extension SignatureDesk: SignatureHost {
         for message in takeMessages() {
             switch message {
             case .start(let request):
-                screen.start(.init(id: request.id, prompt: request.prompt), context)
+                screen.start(.init(id: request.id, prompt: request.prompt, document: request.document), context)
             case .cancel(let id):
                 screen.end(id: id, .cancelled(reason: "cancelled by host"), context)
             case .timeout(let id):
@@ -27,11 +28,14 @@ extension SignatureScreen {
         onFinished = { [weak desk, unowned self] id, outcome in
             switch outcome {
             case .accepted(let paths, let samples):
-                // In `SignatureCapture.extensions` order: png, svg, inkml (each maybe `.hpke`), json.
-                func path(_ i: Int) -> String { i < paths.count ? paths[i] : "" }
-                let directory = URL(fileURLWithPath: path(0)).deletingLastPathComponent().path
-                let files = CaptureFiles(directory: directory, png: path(0), svg: path(1), inkml: path(2),
-                                         json: path(3), samples: samples, encryptedTo: self.settings.encryptTo?.fingerprint)
+                // By extension (png, svg, inkml each maybe `.hpke`; pdf when a document was signed; json).
+                func path(_ ext: String) -> String? {
+                    paths.first { $0.hasSuffix(".\(ext)") || $0.hasSuffix(".\(ext)\(SealedFile.suffix)") }
+                }
+                let directory = URL(fileURLWithPath: paths.first ?? "").deletingLastPathComponent().path
+                var files = CaptureFiles(directory: directory, png: path("png") ?? "", svg: path("svg") ?? "", inkml: path("inkml") ?? "",
+                                         json: path("json") ?? "", samples: samples, encryptedTo: self.settings.encryptTo?.fingerprint)
+                files.pdf = path("pdf")
                 desk?.finish(id: id, state: .accepted, reason: nil, files: files)
             case .cancelled(let reason):
                 desk?.finish(id: id, state: .cancelled, reason: reason, files: nil)

@@ -5,6 +5,9 @@ import InkCore
 import InkStorage
 import InkRender
 import InkPipeline
+import InkDocument
+import InkWorksheet
+import InkPDFHelper
 
 /// Signature mode: a prompt, a line to sign on, and big Clear / Accept (/ Cancel) buttons.
 /// Accept writes one capture to the outbox. Without a host it loops (sign, accept, next);
@@ -20,6 +23,11 @@ public final class SignatureScreen: KioskScreen {
         public var hosted = false
         /// The key captures are encrypted to; nil: stored plain.
         public var encryptTo: SealingKey? = nil
+        /// Signs a document's update digitally (PAdES); nil: the ink alone.
+        public var digitalSigner: (any DocumentSealer)? = nil
+        /// Reads the host's documents (poppler, caged); nil: requests on documents are refused.
+        public var documentReader: PDFHelper? = nil
+        public var documentLimits = Worksheet.Limits()
         public init() {}
     }
 
@@ -33,15 +41,23 @@ public final class SignatureScreen: KioskScreen {
     public struct HostRequest: Sendable, Equatable {
         public var id: String
         public var prompt: String?
-        public init(id: String, prompt: String?) { self.id = id; self.prompt = prompt }
+        /// Read (as the host asked), then signed in its field.
+        public var document: DocumentToSign?
+        public init(id: String, prompt: String?, document: DocumentToSign? = nil) {
+            self.id = id; self.prompt = prompt; self.document = document
+        }
     }
 
     public let settings: Settings
-    private let style: ScreenStyle
-    private var presses = ControlPresses()
+    let style: ScreenStyle
+    var presses = ControlPresses()
     /// The host's request being signed, if any.
     public private(set) var request: HostRequest?
-    private var message: Notice?
+    /// The request's document, as it is read and signed.
+    var session: DocumentSession?
+    /// The PDF helper is asked from here (a thread of its own: poppler may take its time).
+    let sheets: BackgroundChores
+    var message: Notice?
     private var firstInk: Date?
     /// The capture whose files are being written (Accept was pressed): the buttons wait.
     private var saving: String?
@@ -52,13 +68,15 @@ public final class SignatureScreen: KioskScreen {
     /// Called when a host's request ends (accepted, cancelled, timed out).
     public var onFinished: (String, Outcome) -> Void = { _, _ in }
 
-    public init(settings: Settings, metrics: ScreenMetrics) {
+    public init(settings: Settings, metrics: ScreenMetrics, sheets: BackgroundChores = .inline()) {
         self.settings = settings
+        self.sheets = sheets
         style = ScreenStyle(metrics: metrics, buttonMM: settings.buttonMM)
     }
 
-    /// Ready for a signature: always without a host, else while a request is open.
-    public var signing: Bool { !settings.hosted || request != nil }
+    /// Ready for a signature: always without a host, else while a request is open (and its
+    /// document, if it has one, is in the signing view).
+    public var signing: Bool { (!settings.hosted || request != nil) && (session == nil || session?.phase == .signing) }
 
     // MARK: requests from a host
 
@@ -67,7 +85,9 @@ public final class SignatureScreen: KioskScreen {
         abandon(context)
         self.request = request
         message = nil
-        context.log("signature \(request.id) requested")
+        session = nil
+        context.log("signature \(request.id) requested" + (request.document.map { " on document \($0.id), field '\($0.fieldName)'" } ?? ""))
+        if let document = request.document { open(document, context) }
     }
 
     /// The host withdrew its request, or it timed out: the ink is cleared.
@@ -78,9 +98,10 @@ public final class SignatureScreen: KioskScreen {
         finish(outcome)
     }
 
-    private func finish(_ outcome: Outcome) {
+    func finish(_ outcome: Outcome) {
         guard let id = request?.id else { return }
         request = nil
+        session = nil
         onFinished(id, outcome)
     }
 
@@ -104,6 +125,9 @@ public final class SignatureScreen: KioskScreen {
         switch action {
         case .clear:
             abandon(context)
+            if let paper = session?.signingPaper { context.pipeline.showPaper(paper) }
+        case .previousPage, .nextPage, .sign:
+            turn(action, context)
         case .cancel:
             abandon(context)
             finish(.cancelled(reason: "cancelled on screen"))
@@ -125,6 +149,10 @@ public final class SignatureScreen: KioskScreen {
         var draft = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
                                      device: device, started: firstInk ?? Date(), ended: Date())
         draft.encryptTo = settings.encryptTo
+        if let session, let box = session.box {
+            draft.document = (session.document, shownIn: box)
+            draft.digitalSigner = settings.digitalSigner
+        }
         let capture = draft
         // The files are written and synced elsewhere: the signer sees "Saving…", and the thank-you
         // (and the host its "accepted") only once they are on disk.
@@ -164,7 +192,7 @@ public final class SignatureScreen: KioskScreen {
     }
 
     /// Clears the ink and forgets it on disk too.
-    private func abandon(_ context: ScreenContext) {
+    func abandon(_ context: ScreenContext) {
         context.pipeline.startOver()
         firstInk = nil
         do { try context.forgetSaved() } catch { context.log("cannot empty the journal: \(error)") }
@@ -183,11 +211,17 @@ public final class SignatureScreen: KioskScreen {
     }
 
     func controls() -> [Control] {
+        if let session, session.phase != .signing { return documentControls(session) }
         guard signing else { return [] }
         let t = settings.text
         var labels: [(ScreenAction, String, Control.Style)] = []
         if request != nil { labels.append((.cancel, t.cancel, .normal)) }
         labels += [(.clear, t.clear, .normal), (.accept, t.accept, .primary)]
+        return barControls(labels)
+    }
+
+    /// Buttons along the bar, right-aligned, in `labels`' order.
+    func barControls(_ labels: [(ScreenAction, String, Control.Style)]) -> [Control] {
         let bar = buttonBar
         var x = bar.maxX
         var out: [Control] = []
@@ -199,7 +233,11 @@ public final class SignatureScreen: KioskScreen {
         return out.reversed()
     }
 
-    private func show(_ pipeline: FramePipeline) throws {
+    func show(_ pipeline: FramePipeline) throws {
+        if let session {
+            try showDocument(session, pipeline)
+            return
+        }
         let m = style.metrics
         let w = Double(m.size.width)
         var backdrop: [UIElement] = []
@@ -226,6 +264,15 @@ public final class SignatureScreen: KioskScreen {
             backdrop.append(.text(settings.text.waiting, in: Rect(x: 0, y: Double(m.size.height) / 2 - style.target, width: w, height: 2 * style.target),
                                   size: style.fontSize * 1.5, color: RGBA(0.45, 0.47, 0.52)))
         }
+        chrome += banners()
+        try pipeline.show(backdrop: backdrop, chrome: chrome, controlAreas: signing ? [buttonBar] : [], modal: !signing)
+    }
+}
+
+extension SignatureScreen {
+    /// The message and the storage warning, at the top.
+    func banners() -> [UIElement] {
+        var chrome: [UIElement] = []
         var y = style.gap * 2
         if let message {
             chrome += style.banner(message.text, y: y, warning: message.warning)
@@ -234,7 +281,7 @@ public final class SignatureScreen: KioskScreen {
         if let storageWarning {
             chrome += style.banner(UIText.format(settings.text.storageWarning, storageWarning), y: y, warning: true)
         }
-        try pipeline.show(backdrop: backdrop, chrome: chrome, controlAreas: signing ? [buttonBar] : [], modal: !signing)
+        return chrome
     }
 }
 

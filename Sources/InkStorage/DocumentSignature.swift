@@ -1,0 +1,72 @@
+import Crypto
+import FoundationEssentials
+import Glibc
+import InkCore
+import InkDocument
+import InkLoop
+
+/// A digital signature over a signed document's update (PAdES): the update carries its
+/// placeholder, then the written file gets its value.
+public protocol DocumentSealer: Sendable {
+    /// The field's /V: a signature dictionary with room for the value, signed at `signingTime`.
+    func placeholder(signingTime: Date) -> InkSigning.SignatureValue
+    /// The value written into the placeholder of `pdf`.
+    func complete(_ pdf: inout UpdatedPDF) throws
+}
+
+/// The document a capture signed: its original bytes (checked against the hash the request
+/// was made with: the file must not have changed since the host posted it), then an update
+/// with the ink in the field, the sealed pen samples as an embedded file, and, with a
+/// `signer`, a digital signature over all of it.
+struct DocumentSignature {
+    var document: DocumentToSign
+    /// The screen's rectangle that showed the field, where the ink was written.
+    var shownIn: Rect
+    var strokes: [Stroke]
+    var signedAt: Date
+    /// The sealed InkML (its file name and bytes), carried inside the PDF.
+    var evidence: (name: String, bytes: Data)?
+    var signer: (any DocumentSealer)?
+
+    func make() throws -> (bytes: [UInt8], record: SignatureCapture.Metadata.SignedDocument) {
+        let original = try Self.read(document.path)
+        let digest = hexString(SHA256.hash(data: original))
+        guard digest == document.sha256 else {
+            throw StorageError(description: "\(document.path) changed since it was posted (SHA-256 \(digest.prefix(12))…, "
+                               + "not \(document.sha256.prefix(12))…): not signed")
+        }
+        let pdf: PDFDocument
+        do { pdf = try PDFDocument(bytes: original) } catch {
+            throw StorageError(description: "\(document.path): \(error)")
+        }
+        let ink = VectorInk(strokes: strokes, shownIn: shownIn, fieldSize: (document.rect.width, document.rect.height))
+        let attachments = evidence.map {
+            [EmbeddedFile(name: $0.name, bytes: [UInt8]($0.bytes), mimeType: "application/octet-stream",
+                          description: "The signature's pen samples (InkML), encrypted to the host's key: inkkiosk decrypt",
+                          modified: signedAt)]
+        } ?? []
+        var signed: UpdatedPDF
+        do {
+            signed = try InkSigning.sign(pdf, with: ink, at: document.target, attachments: attachments,
+                                         signatureValue: signer?.placeholder(signingTime: signedAt))
+            try signer?.complete(&signed)
+        } catch {
+            throw StorageError(description: "cannot sign \(document.path) at '\(document.fieldName)': \(error)")
+        }
+        let r = document.rect
+        let record = SignatureCapture.Metadata.SignedDocument(
+            id: document.id, sha256: document.sha256, field: document.fieldName, page: document.pageIndex + 1,
+            rect: [r.x0, r.y0, r.x1, r.y1], digitallySigned: signer != nil, embedded: evidence?.name)
+        return (signed.bytes, record)
+    }
+
+    private static func read(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageError.errno("cannot open the document \(path)") }
+        do {
+            return [UInt8](try OwnedFileDescriptor(fd).readToEnd() ?? Data())
+        } catch {
+            throw StorageError(description: "cannot read the document \(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import InkConfig
+import InkCore
+import InkDocument
+import InkRender
+@testable import InkKiosk
+@testable import InkStorage
+
+/// A host's contract on the signature screen: read page by page with finger taps (the pen
+/// draws nothing there), then signed in its field's enlarged view; Accept writes the signed PDF.
+@Suite struct DocumentSigningScreenTests {
+    let dir: String
+    init() throws { dir = try Fixtures.outputDirectory("document-screen-\(UUID().uuidString.prefix(8))") }
+
+    /// The field on page 2, in points (y up): below the worksheet's box, right half.
+    static let field = PDFRect(300, 100, 520, 170)
+
+    /// A two-page contract (page n says "Worksheet n") with an unsigned signature field
+    /// "customer" on page 2 (a new field with no ink is a field with no value).
+    func contract() throws -> DocumentToSign {
+        let plain = "\(dir)/contract-plain.pdf", path = "\(dir)/contract.pdf"
+        try Worksheets.make(plain, pages: 2, title: "Rental contract")
+        let withField = try InkSigning.sign(PDFDocument(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: plain)))), with: VectorInk([]),
+                                            at: .newField(name: "customer", pageIndex: 1, rect: Self.field))
+        try Data(withField.bytes).write(to: URL(fileURLWithPath: path))
+        let signable = try PDFDocument(bytes: withField.bytes).signable()
+        let target = SignatureTarget.field("customer")
+        let place = try signable.place(of: target)
+        return DocumentToSign(id: "doc1", path: path, sha256: SignatureCapture.sha256(Data(withField.bytes)), pageCount: 2,
+                              target: target, pageIndex: place.pageIndex, rect: place.rect, pageBox: place.pageBox, review: .allPages)
+    }
+
+    func booth() throws -> (Booth, SignatureScreen) {
+        var s = ScreenSettings()
+        s.mode = .signature
+        s.outbox = "\(dir)/outbox"
+        s.api = "127.0.0.1:0"
+        s.pdfHelperExecutable = Fixtures.inkkioskBinary
+        s.pdfHelperRequiresSeccomp = !Fixtures.emulated
+        let booth = try Booth(s)
+        return (booth, try #require(booth.screen as? SignatureScreen))
+    }
+
+    @Test func aContractIsReadPageByPageThenSignedInItsFieldAndThePDFKeepsTheOriginal() throws {
+        let document = try contract()
+        let (booth, screen) = try booth()
+        var outcomes: [SignatureScreen.Outcome] = []
+        screen.onFinished = { outcomes.append($1) }
+        screen.start(.init(id: "req1", prompt: "Please sign the rental contract", document: document), booth.context)
+        try booth.frame()
+        #expect(screen.session?.phase == .review(page: 1))
+        try booth.png("document-review-page1")
+        // The page is under the buttons' bar: "Worksheet 1" in the page's top-left quarter.
+        let area = screen.documentLayout.area
+        let fit = PageFit(pageWidth: Worksheets.a4.width, pageHeight: Worksheets.a4.height, into: area)
+        let heading = fit.toScreen(Point(72, 90))
+        #expect(booth.shown.inkNear(Int(heading.x) + 20, Int(heading.y), radius: 12), "the page's heading is shown")
+
+        // The pen does not draw on a page being read.
+        try booth.draw([Point(600, 300), Point(700, 350), Point(800, 300)])
+        #expect(booth.pipeline.document.strokes.isEmpty, "no ink while reading")
+
+        // Sign before page 2 was shown: refused, still reading.
+        try booth.tap(.sign)
+        #expect(screen.session?.phase == .review(page: 1))
+        try booth.tap(.nextPage)
+        #expect(screen.session?.phase == .review(page: 2))
+        try booth.png("document-review-page2")
+        try booth.tap(.sign)
+        #expect(screen.session?.phase == .signing)
+        let box = try #require(screen.session?.box)
+        // Enlarged, its aspect kept: 220 × 70 pt become most of the screen's width.
+        #expect(box.width > 900 && abs(box.width / box.height - 220.0 / 70.0) < 0.02, "\(box)")
+        try booth.png("document-signing-view")
+
+        // A stroke begun outside the field is no ink; one inside is.
+        try booth.draw([Point(box.minX + 20, box.maxY + 40), Point(box.minX + 200, box.maxY + 60)])
+        #expect(booth.pipeline.document.strokes.isEmpty, "no ink starts outside the field")
+        let y = box.minY + box.height / 2
+        try booth.draw([Point(box.minX + 60, y), Point(box.minX + 200, y - 60), Point(box.minX + 350, y + 50),
+                        Point(box.minX + 500, y - 40), Point(box.maxX - 80, y + 20)])
+        #expect(booth.pipeline.document.strokes.count == 1)
+        try booth.png("document-signed-on-screen")
+        try booth.tap(.accept)
+        guard case .accepted(let paths, _)? = outcomes.first else { Issue.record("not accepted: \(outcomes)"); return }
+        let pdf = try #require(paths.first { $0.hasSuffix(".pdf") }, "\(paths)")
+
+        let original = try Data(contentsOf: URL(fileURLWithPath: document.path))
+        let signed = try Data(contentsOf: URL(fileURLWithPath: pdf))
+        #expect(signed.count > original.count && signed.prefix(original.count) == original, "the original is a byte prefix")
+        let json = try #require(paths.first { $0.hasSuffix(".json") })
+        let meta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        #expect(meta.document?.sha256 == document.sha256 && meta.document?.field == "customer" && meta.document?.page == 2)
+
+        // The ink, rasterised: inside the field's rectangle, and nowhere else on the page.
+        let changed = try PDFPixels.changed(from: document.path, to: pdf, page: 2, dir: dir)
+        let r = Self.field
+        let inside = changed.filter { $0.x >= Int(r.x0) - 1 && $0.x <= Int(r.x1) + 1
+            && $0.y >= Int(842 - r.y1) - 1 && $0.y <= Int(842 - r.y0) + 1 }
+        #expect(inside.count > 150, "ink in the field: \(inside.count) pixels")
+        #expect(changed.count == inside.count, "\(changed.count - inside.count) pixels changed outside the field")
+    }
+
+    @Test func aDocumentThatCannotBeReadEndsTheRequestWithWhy() throws {
+        var document = try contract()
+        try Data("%PDF-1.4\nnot really\n".utf8).write(to: URL(fileURLWithPath: document.path))
+        document.review = .firstPage
+        let (booth, screen) = try booth()
+        var outcomes: [SignatureScreen.Outcome] = []
+        screen.onFinished = { outcomes.append($1) }
+        screen.start(.init(id: "req2", prompt: nil, document: document), booth.context)
+        try booth.frame()
+        guard case .cancelled(let reason)? = outcomes.first else { Issue.record("\(outcomes)"); return }
+        #expect(reason.contains("could not be shown"), "\(reason)")
+        #expect(screen.request == nil && screen.session == nil)
+    }
+}
+
+/// Where two renderings of a PDF page differ (pdftoppm at 72 dpi: a pixel is a point).
+enum PDFPixels {
+    static func changed(from a: String, to b: String, page: Int, dir: String) throws -> [(x: Int, y: Int)] {
+        let pdftoppm = try #require(which("pdftoppm"), "pdftoppm (poppler-utils) is needed: run make deps")
+        var images: [ImageSurface] = []
+        for (i, file) in [a, b].enumerated() {
+            let out = "\(dir)/page-\(i)"
+            let ran = try run(pdftoppm, ["-png", "-r", "72", "-f", "\(page)", "-l", "\(page)", "-singlefile", file, out])
+            #expect(ran.status == 0, "pdftoppm: \(ran.stderr)")
+            images.append(try ImageSurface.readPNG(out + ".png"))
+        }
+        var changed: [(x: Int, y: Int)] = []
+        for y in 0..<images[0].size.height {
+            for x in 0..<images[0].size.width {
+                let p = images[0].pixel(x: x, y: y), q = images[1].pixel(x: x, y: y)
+                if abs(Int(p.r) - Int(q.r)) + abs(Int(p.g) - Int(q.g)) + abs(Int(p.b) - Int(q.b)) > 24 { changed.append((x, y)) }
+            }
+        }
+        return changed
+    }
+}
