@@ -94,7 +94,7 @@ let package = Package(
 // product build, `swift build` and `swift test` never see them. Each is one file with
 // `LLVMFuzzerTestOneInput` and no main (libFuzzer brings it), over the real parsers through
 // `@testable import` (the fuzz build passes -enable-testing). The package is then only the fuzz
-// targets and the modules they reach, so that one `swift build` builds all five, modules in
+// targets and the modules they reach, so that one `swift build` builds all six, modules in
 // parallel and each once. docs/FUZZING.md.
 if Context.environment["INKKIOSK_FUZZ"] != nil {
     let fuzzers: [(product: String, target: String, dependencies: [Target.Dependency])] = [
@@ -105,6 +105,7 @@ if Context.environment["INKKIOSK_FUZZ"] != nil {
         ("fuzz-inklog", "FuzzInklog", ["InkCore"]),
         ("fuzz-journal", "FuzzJournal", ["InkCore", "InkStorage", "CZlib"]),
         ("fuzz-config", "FuzzConfig", ["InkConfig"]),
+        ("fuzz-pdf", "FuzzPDF", ["InkCore", "InkDocument"]),
     ]
     // The package's own modules the fuzz targets reach; the others (and the products) go.
     func ownModules(_ dependencies: [Target.Dependency]) -> [String] {

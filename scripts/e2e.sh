@@ -5,7 +5,8 @@
 # Then boots the appliance image (scripts/appliance/e2e-boot.sh; E2E_APPLIANCE=0 skips it).
 # Usage: scripts/e2e.sh [BINARY]   (default: .build/release/inkkiosk)
 # E2E_ONLY=api runs only the signature API's probes (Tests/e2e/api_probes.py, a few minutes)
-# and their checks, without the appliance; E2E_ONLY=worksheets the classroom's worksheet session.
+# and their checks, without the appliance; E2E_ONLY=worksheets the classroom's worksheet session;
+# E2E_ONLY=documents the document signing session (Tests/e2e/documents.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

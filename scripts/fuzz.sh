@@ -14,11 +14,11 @@
 # timeout writes its input to out/fuzz/TARGET/, prints the target and that reproducer, and fails
 # the run (exit status 1).
 #
-# Targets: http json inklog journal config (all by default).
+# Targets: http json inklog journal config pdf (all by default).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(http json inklog journal config)
+ALL_TARGETS=(http json inklog journal config pdf)
 seconds=${FUZZ_SECONDS:-60}
 runs=""
 short=false
@@ -62,7 +62,7 @@ done
 # One build for all targets: the package's modules and dependencies instrumented for coverage and
 # AddressSanitizer, in release (-O keeps Swift's bounds and overflow checks), with testability so
 # that the targets reach internal parsers through @testable import. With INKKIOSK_FUZZ set the
-# package is the five fuzz targets and the modules they reach (Package.swift): one `swift build`
+# package is the six fuzz targets and the modules they reach (Package.swift): one `swift build`
 # builds them all, modules in parallel and each once (one at a time with --product rebuilt the
 # modules they share), also when fewer targets are run.
 # SwiftPM's --sanitize instruments the C and C++ code (TOMLKit's toml++, NIO's and BoringSSL's C);

@@ -5,6 +5,18 @@ import InkCore
 import InkDocument
 import InkLoop
 
+/// A document as it was signed on the screen.
+public struct SignedOnScreen: Sendable {
+    public var document: DocumentToSign
+    /// The screen's rectangle that showed the field, where the ink was written.
+    public var shownIn: Rect
+    /// The pages shown before the signing view (1-based, in order): the record says what was read.
+    public var pagesShown: [Int]
+    public init(document: DocumentToSign, shownIn: Rect, pagesShown: [Int]) {
+        self.document = document; self.shownIn = shownIn; self.pagesShown = pagesShown
+    }
+}
+
 /// A digital signature over a signed document's update (PAdES): the update carries its
 /// placeholder, then the written file gets its value.
 public protocol DocumentSealer: Sendable {
@@ -19,9 +31,8 @@ public protocol DocumentSealer: Sendable {
 /// with the ink in the field, the sealed pen samples as an embedded file, and, with a
 /// `signer`, a digital signature over all of it.
 struct DocumentSignature {
-    var document: DocumentToSign
-    /// The screen's rectangle that showed the field, where the ink was written.
-    var shownIn: Rect
+    var signed: SignedOnScreen
+    var document: DocumentToSign { signed.document }
     var strokes: [Stroke]
     var signedAt: Date
     /// The sealed InkML (its file name and bytes), carried inside the PDF.
@@ -39,7 +50,7 @@ struct DocumentSignature {
         do { pdf = try PDFDocument(bytes: original) } catch {
             throw StorageError(description: "\(document.path): \(error)")
         }
-        let ink = VectorInk(strokes: strokes, shownIn: shownIn, fieldSize: (document.rect.width, document.rect.height))
+        let ink = VectorInk(strokes: strokes, shownIn: signed.shownIn, fieldSize: (document.rect.width, document.rect.height))
         let attachments = evidence.map {
             [EmbeddedFile(name: $0.name, bytes: [UInt8]($0.bytes), mimeType: "application/octet-stream",
                           description: "The signature's pen samples (InkML), encrypted to the host's key: inkkiosk decrypt",
@@ -56,7 +67,8 @@ struct DocumentSignature {
         let r = document.rect
         let record = SignatureCapture.Metadata.SignedDocument(
             id: document.id, sha256: document.sha256, field: document.fieldName, page: document.pageIndex + 1,
-            rect: [r.x0, r.y0, r.x1, r.y1], digitallySigned: signer != nil, embedded: evidence?.name)
+            rect: [r.x0, r.y0, r.x1, r.y1], digitallySigned: signer != nil, embedded: evidence?.name,
+            pagesShown: self.signed.pagesShown)
         return (signed.bytes, record)
     }
 

@@ -48,6 +48,8 @@ public struct SignatureCapture: Sendable {
             public var digitallySigned: Bool
             /// The sealed InkML embedded in the PDF, if any.
             public var embedded: String?
+            /// The pages the signer was shown before signing (1-based, in order).
+            public var pagesShown: [Int]
         }
 
         public struct Encryption: Codable, Sendable, Equatable {
@@ -73,7 +75,7 @@ public struct SignatureCapture: Sendable {
     public var encryptTo: SealingKey? = nil
     /// The document signed, with the screen's rectangle that showed its field: the ink in it
     /// goes into the field (`NAME.pdf`).
-    public var document: (DocumentToSign, shownIn: Rect)? = nil
+    public var document: SignedOnScreen? = nil
     /// Signs the document's update digitally (PAdES), when set.
     public var digitalSigner: (any DocumentSealer)? = nil
 
@@ -116,7 +118,7 @@ public struct SignatureCapture: Sendable {
                 var file = "\(name).\(ext)", data = try bytes()
                 if let encryptTo, Self.sealedExtensions.contains(ext) {
                     data = ext == "inkml" && sealedInkML != nil ? sealedInkML!.bytes
-                        : try SealedFile.seal(data, name: file, to: encryptTo, document: document?.0.sha256)
+                        : try SealedFile.seal(data, name: file, to: encryptTo, document: document?.document.sha256)
                     file += SealedFile.suffix
                 }
                 try DurableFile.create("\(partial)/\(file)", data)
@@ -129,14 +131,14 @@ public struct SignatureCapture: Sendable {
             try produce("inkml") {
                 let plain = Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)
                 if let encryptTo {
-                    let sealed = try SealedFile.seal(plain, name: "\(name).inkml", to: encryptTo, document: document?.0.sha256)
+                    let sealed = try SealedFile.seal(plain, name: "\(name).inkml", to: encryptTo, document: document?.document.sha256)
                     sealedInkML = ("\(name).inkml\(SealedFile.suffix)", sealed)
                 }
                 return plain
             }
             var signed: Metadata.SignedDocument?
-            if let (toSign, area) = document {
-                let made = try DocumentSignature(document: toSign, shownIn: area, strokes: strokes, signedAt: ended,
+            if let document {
+                let made = try DocumentSignature(signed: document, strokes: strokes, signedAt: ended,
                                                  evidence: sealedInkML, signer: digitalSigner).make()
                 signed = made.record
                 try produce("pdf") { Data(made.bytes) }

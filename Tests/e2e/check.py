@@ -147,6 +147,12 @@ def main():
         failed = results.count(False)
         print(f"e2e (the API probes only): {len(results) - failed} passed, {failed} failed")
         return 1 if failed else 0
+    if only_part() == "documents":
+        from check_documents import document_checks
+        document_checks(WORK, BIN, check, shot, ink_count)
+        failed = results.count(False)
+        print(f"e2e (the documents only): {len(results) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     if only_part() == "worksheets":
         from check_worksheets import worksheet_checks
         worksheet_checks(WORK, check, shot, ink_count, darkness, W, H)
@@ -268,6 +274,8 @@ def main():
 
     # --- the two products: signature kiosk and classroom tablet ------------------------------
     check_modes(WORK, shot, check, px, along, ink_count, darkness, W, H)
+    from check_documents import document_checks
+    document_checks(WORK, BIN, check, shot, ink_count)
     from check_worksheets import worksheet_checks   # modes.worksheet_session
     worksheet_checks(WORK, check, shot, ink_count, darkness, W, H)
     # --- the signature API flooded, fed malformed requests, loaded, killed during Accept -------

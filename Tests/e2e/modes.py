@@ -102,17 +102,17 @@ def session_config(profile, name, extra="", encrypt_to=None):
     return path
 
 
-def api_auth():
+def api_auth(home="sig", content_type="application/json"):
     """The headers a host sends: the bearer token the kiosk made at its first start (next to
-    its outbox, WORK/sig/api.token), and JSON bodies."""
-    path = os.path.join(WORK, "sig", "api.token")
+    its outbox, WORK/HOME/api.token), and the body's type."""
+    path = os.path.join(WORK, home, "api.token")
     token = open(path).read().strip() if os.path.exists(path) else "missing"
-    return ["-H", f"Authorization: Bearer {token}", "-H", "Content-Type: application/json"]
+    return ["-H", f"Authorization: Bearer {token}", "-H", f"Content-Type: {content_type}"]
 
 
-def curl(name, *args):
+def curl(name, *args, home="sig", content_type="application/json"):
     """A real HTTP client against the kiosk; the response goes to WORK/api-NAME.json."""
-    out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *api_auth(), *args],
+    out = subprocess.run(["curl", "-sS", "--max-time", "40", "-w", "\n%{http_code}", *api_auth(home, content_type), *args],
                          capture_output=True, text=True, timeout=60)
     body, _, code = out.stdout.rpartition("\n")
     try:

@@ -440,8 +440,9 @@ def main():
     # IK_E2E_ONLY=api: only the signature API's probes (api_probes.py), a run of a few minutes;
     # api:kill,flood only those of them.
     only = os.environ.get("IK_E2E_ONLY", "")
-    if only.split(":")[0] not in ("", "api", "worksheets"):
-        raise SystemExit(f"scenario: IK_E2E_ONLY={only!r}: the parts that run alone are 'api' (or 'api:PROBE,…') and 'worksheets'")
+    if only.split(":")[0] not in ("", "api", "worksheets", "documents"):
+        raise SystemExit(f"scenario: IK_E2E_ONLY={only!r}: the parts that run alone are 'api' (or 'api:PROBE,…'), "
+                         "'worksheets' and 'documents'")
     with open(os.path.join(WORK, "e2e-only.txt"), "w") as f:
         f.write(f"{only}\n")   # check.py judges only that part
     pen, touch, pad = Pen(), Touch(), Pad()
@@ -453,6 +454,10 @@ def main():
             if only == "worksheets":
                 import modes
                 modes.worksheet_session(binary, pen, touch)
+                return
+            if only == "documents":
+                import documents
+                documents.document_session(binary, pen, touch)
                 return
             import api_probes
             _, _, names = only.partition(":")
@@ -469,6 +474,8 @@ def main():
         session_four(binary, pen)
         import modes
         modes.signature_session(binary, pen, touch)
+        import documents   # a contract posted, read, signed in its field, signed again; kill -9 meanwhile
+        documents.document_session(binary, pen, touch)
         import api_probes   # the API flooded, fed malformed requests, under load, killed during Accept
         api_probes.session_api_probes(binary, pen, touch)
         modes.classroom_session(binary, pen, touch)

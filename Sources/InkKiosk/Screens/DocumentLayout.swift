@@ -48,8 +48,9 @@ final class DocumentSession {
 
     let document: DocumentToSign
     var phase = Phase.opening
-    /// The pages shown so far (1-based).
-    var seen: Set<Int> = []
+    /// The pages shown so far (1-based), in the order they were.
+    var shown: [Int] = []
+    var seen: Set<Int> { Set(shown) }
     /// Page count as the PDF reader found it (at most the document's).
     var pages: Int
     /// A page or the signing view being drawn on the sheets' thread: presses wait for it.

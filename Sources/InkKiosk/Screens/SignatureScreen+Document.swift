@@ -51,7 +51,8 @@ extension SignatureScreen {
     private func showPage(_ page: Int, of session: DocumentSession, _ context: ScreenContext) {
         draw(session, page: page, area: documentLayout.area, context) { [unowned self] paper in
             session.phase = .review(page: page)
-            session.seen.insert(page)
+            session.shown.append(page)
+            context.log("signature \(request?.id ?? "?"): document \(session.document.id) page \(page) of \(session.pages) shown")
             message = Notice(request?.prompt.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? settings.text.reviewDocument)
             context.pipeline.showPaper(paper)
         }

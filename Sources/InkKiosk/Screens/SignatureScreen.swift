@@ -150,7 +150,7 @@ public final class SignatureScreen: KioskScreen {
                                      device: device, started: firstInk ?? Date(), ended: Date())
         draft.encryptTo = settings.encryptTo
         if let session, let box = session.box {
-            draft.document = (session.document, shownIn: box)
+            draft.document = SignedOnScreen(document: session.document, shownIn: box, pagesShown: session.shown)
             draft.digitalSigner = settings.digitalSigner
         }
         let capture = draft
