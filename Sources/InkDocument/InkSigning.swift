@@ -13,6 +13,9 @@ public enum SignatureTarget: Sendable, Equatable {
 /// form's /Fields (the form made if there is none), /AcroForm /SigFlags 1, and the new
 /// cross-reference section.
 ///
+/// `attachments` go into the update too: each an embedded file listed in the document's
+/// /EmbeddedFiles and in the widget's /AF (associated files, PDF 2.0), its relationship /Data.
+///
 /// A cryptographic signature (PAdES) is a later step: `signatureValue` is where it comes in.
 /// It is given the update and the field's reference, may add objects (a signature dictionary
 /// with its /ByteRange and /Contents placeholders), and returns the field's /V; the result's
@@ -21,9 +24,10 @@ public enum InkSigning {
     public typealias SignatureValue = (_ update: inout IncrementalUpdate, _ field: PDFReference) throws -> PDFObject
 
     public static func sign(_ document: PDFDocument, with ink: VectorInk, at target: SignatureTarget,
-                            signatureValue: SignatureValue? = nil) throws -> UpdatedPDF {
+                            attachments: [EmbeddedFile] = [], signatureValue: SignatureValue? = nil) throws -> UpdatedPDF {
         let signable = try document.signable()
         var update = IncrementalUpdate(document)
+        let associated = try EmbeddedFiles.embed(attachments, in: &update).map(PDFObject.reference)
         switch target {
         case .field(let name):
             let (field, widget) = try existingField(name, in: signable)
@@ -34,6 +38,7 @@ public enum InkSigning {
             }
             var dictionary = try rewritable(widgetReference, in: update, what: "the widget of '\(name)'")
             show(appearance, in: &dictionary, page: widget.pageIndex.map { signable.pages[$0].reference })
+            if !associated.isEmpty { dictionary["AF"] = .array((try document.array(dictionary["AF"]) ?? []) + associated) }
             try update.set(widgetReference, .dictionary(dictionary))
             // A widget only its /P puts on a page is not drawn there: the page lists it too.
             if let index = widget.pageIndex, !signable.pages[index].annotations.contains(widgetReference) {
@@ -59,6 +64,7 @@ public enum InkSigning {
                 ("T", .string(PDFText.encode(name))), ("Rect", rect.object),
             ])
             show(appearance, in: &widget, page: page.reference)
+            if !associated.isEmpty { widget["AF"] = .array(associated) }
             if let signatureValue { widget["V"] = try signatureValue(&update, widgetReference) }
             try update.set(widgetReference, .dictionary(widget))
 
