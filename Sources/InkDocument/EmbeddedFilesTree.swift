@@ -39,19 +39,19 @@ enum EmbeddedFiles {
 
     private static func insert(_ key: [UInt8], _ value: PDFObject, in update: inout IncrementalUpdate) throws {
         guard let root = update.document.trailer["Root"]?.referenceValue else { throw PDFError.malformed("the trailer has no /Root reference") }
-        var catalog = try dictionary(.reference(root), update, what: "the catalog")
+        var catalog = try update.dictionary(.reference(root), what: "the catalog")
         var names = PDFDictionary()
         var namesReference: PDFReference?
         switch catalog["Names"] {
-        case .reference(let r)? where (try? resolved(.reference(r), update))??.dictionaryValue != nil:
-            names = try dictionary(.reference(r), update, what: "the catalog's /Names")
+        case .reference(let r)? where (try? update.resolve(.reference(r)))??.dictionaryValue != nil:
+            names = try update.dictionary(.reference(r), what: "the catalog's /Names")
             namesReference = r
         case .dictionary(let d)?: names = d
         default: break // none, or one no reader could use: a new one
         }
         switch names["EmbeddedFiles"] {
-        case .reference(let r)? where (try? resolved(.reference(r), update))??.dictionaryValue != nil:
-            let tree = try dictionary(.reference(r), update, what: "the /EmbeddedFiles name tree")
+        case .reference(let r)? where (try? update.resolve(.reference(r)))??.dictionaryValue != nil:
+            let tree = try update.dictionary(.reference(r), what: "the /EmbeddedFiles name tree")
             // Written where it is: /Names and the catalog stay as they are.
             try update.set(r, .dictionary(try inserted(key, value, into: tree, isRoot: true, depth: 0, &update)))
             return
@@ -75,14 +75,14 @@ enum EmbeddedFiles {
                                  _ update: inout IncrementalUpdate) throws -> PDFDictionary {
         guard depth < PDFLimits.maxNameTreeDepth else { throw PDFError.tooLarge("the name tree is more than \(PDFLimits.maxNameTreeDepth) levels deep") }
         var node = node
-        if var kids = try resolved(node["Kids"], update)?.arrayValue, !kids.isEmpty {
+        if var kids = try update.resolve(node["Kids"])?.arrayValue, !kids.isEmpty {
             // The last kid whose range starts at or before the key (else the first): its place in the order.
             var chosen = 0
             for (i, kid) in kids.enumerated() {
                 if let lower = try limits(of: kid, update)?.lower, !key.lexicographicallyPrecedes(lower) { chosen = i }
             }
             let what = "kid \(chosen + 1) of a name tree node"
-            let kid = try dictionary(kids[chosen], update, what: what)
+            let kid = try update.dictionary(kids[chosen], what: what)
             let changed = try inserted(key, value, into: kid, isRoot: false, depth: depth + 1, &update)
             if case .reference(let r) = kids[chosen] {
                 try update.set(r, .dictionary(changed))
@@ -91,11 +91,11 @@ enum EmbeddedFiles {
                 node["Kids"] = .array(kids)
             }
         } else {
-            var pairs = try resolved(node["Names"], update)?.arrayValue ?? []
+            var pairs = try update.resolve(node["Names"])?.arrayValue ?? []
             guard pairs.count % 2 == 0 else { throw PDFError.malformed("a name tree leaf has an odd number (\(pairs.count)) of keys and values") }
             var at = pairs.count
             for i in stride(from: 0, to: pairs.count, by: 2) {
-                if let other = try resolved(pairs[i], update)?.stringValue, key.lexicographicallyPrecedes(other) { at = i; break }
+                if let other = try update.resolve(pairs[i])?.stringValue, key.lexicographicallyPrecedes(other) { at = i; break }
             }
             pairs.insert(contentsOf: [.string(key), value], at: at)
             node["Names"] = .array(pairs)
@@ -110,11 +110,11 @@ enum EmbeddedFiles {
     /// The least and greatest key below `node`: its kids' /Limits, or its own keys.
     private static func span(of node: PDFDictionary, _ update: IncrementalUpdate) throws -> (lower: [UInt8], upper: [UInt8])? {
         var bounds: [[UInt8]] = []
-        if let kids = try resolved(node["Kids"], update)?.arrayValue, !kids.isEmpty {
+        if let kids = try update.resolve(node["Kids"])?.arrayValue, !kids.isEmpty {
             for kid in kids { if let l = try limits(of: kid, update) { bounds += [l.lower, l.upper] } }
         } else {
-            let pairs = try resolved(node["Names"], update)?.arrayValue ?? []
-            for i in stride(from: 0, to: pairs.count, by: 2) { if let key = try resolved(pairs[i], update)?.stringValue { bounds.append(key) } }
+            let pairs = try update.resolve(node["Names"])?.arrayValue ?? []
+            for i in stride(from: 0, to: pairs.count, by: 2) { if let key = try update.resolve(pairs[i])?.stringValue { bounds.append(key) } }
         }
         guard let lower = bounds.min(by: { $0.lexicographicallyPrecedes($1) }),
               let upper = bounds.max(by: { $0.lexicographicallyPrecedes($1) }) else { return nil }
@@ -123,51 +123,29 @@ enum EmbeddedFiles {
 
     /// A node's /Limits (least and greatest key below it), if it has them.
     private static func limits(of node: PDFObject, _ update: IncrementalUpdate) throws -> (lower: [UInt8], upper: [UInt8])? {
-        guard let limits = try resolved(resolved(node, update)?.dictionaryValue?["Limits"], update)?.arrayValue, limits.count == 2,
-              let lower = try resolved(limits[0], update)?.stringValue, let upper = try resolved(limits[1], update)?.stringValue else { return nil }
+        guard let limits = try update.resolve(update.resolve(node)?.dictionaryValue?["Limits"])?.arrayValue, limits.count == 2,
+              let lower = try update.resolve(limits[0])?.stringValue, let upper = try update.resolve(limits[1])?.stringValue else { return nil }
         return (lower, upper)
     }
 
     /// Every key in the tree as the update has it so far.
     private static func existingKeys(_ update: IncrementalUpdate) throws -> [[UInt8]] {
-        let catalog = try dictionary(update.document.trailer["Root"], update, what: "the catalog")
-        guard let tree = try resolved(resolved(catalog["Names"], update)?.dictionaryValue?["EmbeddedFiles"], update) else { return [] }
+        let catalog = try update.dictionary(update.document.trailer["Root"], what: "the catalog")
+        guard let tree = try update.resolve(update.resolve(catalog["Names"])?.dictionaryValue?["EmbeddedFiles"]) else { return [] }
         var keys: [[UInt8]] = []
         var visited = 0
         func walk(_ node: PDFObject, depth: Int) throws {
             guard depth < PDFLimits.maxNameTreeDepth else { throw PDFError.tooLarge("the /EmbeddedFiles name tree is more than \(PDFLimits.maxNameTreeDepth) levels deep") }
             visited += 1
             guard visited <= PDFLimits.maxNameTreeNodes else { throw PDFError.tooLarge("the /EmbeddedFiles name tree has more than \(PDFLimits.maxNameTreeNodes) nodes") }
-            guard let dictionary = try resolved(node, update)?.dictionaryValue else { return }
-            for kid in try resolved(dictionary["Kids"], update)?.arrayValue ?? [] { try walk(kid, depth: depth + 1) }
-            let pairs = try resolved(dictionary["Names"], update)?.arrayValue ?? []
+            guard let dictionary = try update.resolve(node)?.dictionaryValue else { return }
+            for kid in try update.resolve(dictionary["Kids"])?.arrayValue ?? [] { try walk(kid, depth: depth + 1) }
+            let pairs = try update.resolve(dictionary["Names"])?.arrayValue ?? []
             for i in stride(from: 0, to: pairs.count, by: 2) {
-                if let key = try resolved(pairs[i], update)?.stringValue { keys.append(key) }
+                if let key = try update.resolve(pairs[i])?.stringValue { keys.append(key) }
             }
         }
         try walk(tree, depth: 0)
         return keys
-    }
-
-    // MARK: objects as the update has them
-
-    private static func resolved(_ object: PDFObject?, _ update: IncrementalUpdate) throws -> PDFObject? {
-        var object = object
-        var steps = 0
-        while case .reference(let r)? = object {
-            guard steps < PDFLimits.maxResolveDepth else { throw PDFError.malformed("references lead to references more than \(PDFLimits.maxResolveDepth) deep from \(r)") }
-            object = try update.current(r)
-            steps += 1
-        }
-        return object
-    }
-
-    private static func dictionary(_ object: PDFObject?, _ update: IncrementalUpdate, what: String) throws -> PDFDictionary {
-        let found = try resolved(object, update) ?? .null
-        guard case .dictionary(let dictionary) = found else {
-            let place = object?.referenceValue.map { " (\($0))" } ?? ""
-            throw PDFError.malformed("\(what)\(place) is \(found.kindName), not a dictionary")
-        }
-        return dictionary
     }
 }
