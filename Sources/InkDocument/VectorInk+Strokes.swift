@@ -48,7 +48,7 @@ struct ScreenToField {
     /// The figure in field space. Flipping y turns every subpath the other way, all alike,
     /// so what the non-zero rule fills stays the same.
     func path(_ figure: VectorFigure, opacity: Double) -> InkPath {
-        var segments: [InkPath.Segment] = []
+        var segments: [VectorFigure.Segment] = []
         segments.reserveCapacity(figure.segments.count)
         func add(_ segment: VectorFigure.Segment) {
             switch segment {
@@ -57,7 +57,8 @@ struct ScreenToField {
             case .cubic(let b, let c, let a): segments.append(.cubic(point(b), point(c), point(a)))
             case .close: segments.append(.close)
             case .circle(let c, let r):
-                // PDF has no arcs: Béziers, made on screen and moved like everything else.
+                // As Béziers made on screen and moved like everything else: a circle made after
+                // the flip would turn against the polygons, and the non-zero rule cut holes.
                 VectorFigure.Segment.bezierCircle(center: c, radius: r).forEach(add)
             }
         }

@@ -106,6 +106,12 @@ private func inkBox(before: GrayImage, after: GrayImage) -> (minX: Int, minY: In
         #expect(path.segments.count == 6 && path.segments.last == .close)
     }
 
+    @Test func aCircleGivenAsSuchIsWrittenAsFourBeziers() throws {
+        let ink = VectorInk([InkPath([.circle(center: Point(50, 30), radius: 20)], painting: .fill(), color: .ink)])
+        let content = String(decoding: try InkAppearance(ink).content, as: UTF8.self)
+        #expect(content.contains("70 30 m\n") && content.components(separatedBy: " c\n").count == 5 && content.contains("h\nf\n"), "\(content)")
+    }
+
     @Test func anAreaOrFieldWithoutSizeIsRefused() {
         #expect(throws: PDFError.self) { try VectorInk(strokes: [], shownIn: Rect(x: 0, y: 0, width: 0, height: 10), fieldSize: (10, 10)) }
         #expect(throws: PDFError.self) { try VectorInk(strokes: [], shownIn: Rect(x: 0, y: 0, width: 10, height: 10), fieldSize: (.nan, 10)) }
