@@ -101,6 +101,32 @@ public struct IncrementalUpdate {
     }
 }
 
+extension IncrementalUpdate {
+    /// `object` as the update will leave it: references followed to the update's version, else the file's.
+    func resolve(_ object: PDFObject?) throws -> PDFObject? {
+        var object = object
+        var steps = 0
+        while case .reference(let r)? = object {
+            guard steps < PDFLimits.maxResolveDepth else {
+                throw PDFError.malformed("references lead to references more than \(PDFLimits.maxResolveDepth) deep, at \(r)")
+            }
+            object = try current(r)
+            steps += 1
+        }
+        return object
+    }
+
+    /// The dictionary `object` is (or refers to) as the update has it so far: one it may write back.
+    func dictionary(_ object: PDFObject?, what: String) throws -> PDFDictionary {
+        let found = try resolve(object) ?? .null
+        guard case .dictionary(let dictionary) = found else {
+            let place = object?.referenceValue.map { " (\($0))" } ?? ""
+            throw PDFError.refused("\(what)\(place) is \(found.kindName), not a dictionary")
+        }
+        return dictionary
+    }
+}
+
 /// A document with an update appended.
 public struct UpdatedPDF: Sendable {
     /// The original's bytes, then the update's.

@@ -13,6 +13,9 @@ public enum SignatureTarget: Sendable, Equatable {
 /// form's /Fields (the form made if there is none), /AcroForm /SigFlags 1, and the new
 /// cross-reference section.
 ///
+/// `attachments` go into the update too: each an embedded file listed in the document's
+/// /EmbeddedFiles and in the widget's /AF (associated files, PDF 2.0), its relationship /Data.
+///
 /// A cryptographic signature (PAdES) is a later step: `signatureValue` is where it comes in.
 /// It is given the update and the field's reference, may add objects (a signature dictionary
 /// with its /ByteRange and /Contents placeholders), and returns the field's /V; the result's
@@ -21,9 +24,10 @@ public enum InkSigning {
     public typealias SignatureValue = (_ update: inout IncrementalUpdate, _ field: PDFReference) throws -> PDFObject
 
     public static func sign(_ document: PDFDocument, with ink: VectorInk, at target: SignatureTarget,
-                            signatureValue: SignatureValue? = nil) throws -> UpdatedPDF {
+                            attachments: [EmbeddedFile] = [], signatureValue: SignatureValue? = nil) throws -> UpdatedPDF {
         let signable = try document.signable()
         var update = IncrementalUpdate(document)
+        let associated = try EmbeddedFiles.embed(attachments, in: &update).map(PDFObject.reference)
         switch target {
         case .field(let name):
             let (field, widget) = try existingField(name, in: signable)
@@ -32,8 +36,9 @@ public enum InkSigning {
             guard let widgetReference = widget.reference else {
                 throw PDFError.refused("the field '\(name)' has its widget written into its parent, where it cannot be replaced")
             }
-            var dictionary = try rewritable(widgetReference, in: update, what: "the widget of '\(name)'")
+            var dictionary = try update.dictionary(.reference(widgetReference), what: "the widget of '\(name)'")
             show(appearance, in: &dictionary, page: widget.pageIndex.map { signable.pages[$0].reference })
+            if !associated.isEmpty { dictionary["AF"] = .array((try document.array(dictionary["AF"]) ?? []) + associated) }
             try update.set(widgetReference, .dictionary(dictionary))
             // A widget only its /P puts on a page is not drawn there: the page lists it too.
             if let index = widget.pageIndex, !signable.pages[index].annotations.contains(widgetReference) {
@@ -44,7 +49,7 @@ public enum InkSigning {
                     throw PDFError.refused("the field '\(name)' is written into its parent, where its value cannot be set")
                 }
                 let value = try signatureValue(&update, fieldReference)
-                var fieldDictionary = try rewritable(fieldReference, in: update, what: "the field '\(name)'")
+                var fieldDictionary = try update.dictionary(.reference(fieldReference), what: "the field '\(name)'")
                 fieldDictionary["V"] = value
                 try update.set(fieldReference, .dictionary(fieldDictionary))
             }
@@ -59,6 +64,7 @@ public enum InkSigning {
                 ("T", .string(PDFText.encode(name))), ("Rect", rect.object),
             ])
             show(appearance, in: &widget, page: page.reference)
+            if !associated.isEmpty { widget["AF"] = .array(associated) }
             if let signatureValue { widget["V"] = try signatureValue(&update, widgetReference) }
             try update.set(widgetReference, .dictionary(widget))
 
@@ -109,19 +115,10 @@ public enum InkSigning {
     /// The page rewritten with `annotation` at the end of its /Annots (written into the page: an
     /// indirect /Annots array may be shared with other pages).
     private static func addAnnotation(_ annotation: PDFReference, to page: PDFPage, in update: inout IncrementalUpdate) throws {
-        var dictionary = try rewritable(page.reference, in: update, what: "page \(page.index + 1)")
+        var dictionary = try update.dictionary(.reference(page.reference), what: "page \(page.index + 1)")
         let annotations = try update.document.array(dictionary["Annots"]) ?? []
         dictionary["Annots"] = .array(annotations + [.reference(annotation)])
         try update.set(page.reference, .dictionary(dictionary))
-    }
-
-    /// The dictionary `reference` names as the update has it so far: one the update may write back.
-    private static func rewritable(_ reference: PDFReference, in update: IncrementalUpdate, what: String) throws -> PDFDictionary {
-        let object = try update.current(reference)
-        guard case .dictionary(let dictionary) = object else {
-            throw PDFError.refused("\(what) (\(reference)) is \(object.kindName), not a dictionary")
-        }
-        return dictionary
     }
 
     /// /AcroForm with /SigFlags 1 (SignaturesExist) and, for a new field, the field in /Fields;
@@ -129,7 +126,7 @@ public enum InkSigning {
     private static func updateForm(_ update: inout IncrementalUpdate, adding field: PDFReference?) throws {
         let document = update.document
         guard let root = document.trailer["Root"]?.referenceValue else { throw PDFError.malformed("the trailer has no /Root reference") }
-        var catalog = try rewritable(root, in: update, what: "the catalog")
+        var catalog = try update.dictionary(.reference(root), what: "the catalog")
 
         func updated(_ form: PDFDictionary) throws -> PDFDictionary {
             var form = form
@@ -143,7 +140,7 @@ public enum InkSigning {
 
         switch catalog["AcroForm"] {
         case .reference(let r)? where (try? update.current(r))?.dictionaryValue != nil:
-            let form = try rewritable(r, in: update, what: "the form (/AcroForm)")
+            let form = try update.dictionary(.reference(r), what: "the form (/AcroForm)")
             let changed = try updated(form)
             if changed != form { try update.set(r, .dictionary(changed)) }
         case .dictionary(let form)?:

@@ -46,6 +46,9 @@ public enum PDFLimits {
     /// Form fields visited, and levels of the field tree.
     public static let maxFields = 20_000
     public static let maxFieldTreeDepth = 32
+    /// Levels of a name tree (/EmbeddedFiles), and its nodes visited.
+    public static let maxNameTreeDepth = 32
+    public static let maxNameTreeNodes = 20_000
     /// How far from the end of the file `startxref` is looked for (the format says 1024
     /// bytes; some writers leave more behind it).
     public static let startxrefSearchBytes = 4096

@@ -2,13 +2,9 @@ import InkCore
 
 /// One figure of ink as vector path: segments, and how they are painted.
 public struct InkPath: Sendable, Equatable {
-    public enum Segment: Sendable, Equatable {
-        case move(Point)
-        case line(Point)
-        /// A cubic Bézier: two control points, then the end.
-        case cubic(Point, Point, Point)
-        case close
-    }
+    /// The kiosk's own segments (InkCore): move, line, cubic, close, and a circle (written as
+    /// four Béziers, turning as angles grow in the field's space).
+    public typealias Segment = VectorFigure.Segment
 
     public enum LineCap: Int, Sendable { case butt = 0, round = 1, square = 2 }
     public enum LineJoin: Int, Sendable { case miter = 0, round = 1, bevel = 2 }
@@ -88,7 +84,7 @@ struct InkAppearance {
             }
             // A path must start with a move; one that does not starts where its first segment does.
             var started = false
-            for segment in path.segments {
+            for segment in path.segments.flatMap(Self.withoutCircles) {
                 switch segment {
                 case .move(let a): text += try p(a) + " m\n"; started = true
                 case .line(let a): text += try p(a) + (started ? " l\n" : " m\n"); started = true
@@ -96,6 +92,7 @@ struct InkAppearance {
                     if !started { text += try p(c1) + " m\n"; started = true }
                     text += try p(c1) + " " + p(c2) + " " + p(a) + " c\n"
                 case .close: if started { text += "h\n" }
+                case .circle: preconditionFailure("circles are Béziers by now")
                 }
             }
             text += paint + "\nQ\n"
@@ -103,6 +100,12 @@ struct InkAppearance {
         content = Array(text.utf8)
         resources = PDFDictionary()
         if extGStates.count > 0 { resources["ExtGState"] = .dictionary(extGStates) }
+    }
+
+    /// PDF has no circles: four Béziers each.
+    private static func withoutCircles(_ segment: InkPath.Segment) -> [InkPath.Segment] {
+        guard case .circle(let c, let r) = segment else { return [segment] }
+        return InkPath.Segment.bezierCircle(center: c, radius: r)
     }
 
     private static func clamp(_ v: Double) -> Double { min(1, max(0, v)) }

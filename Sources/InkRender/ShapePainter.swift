@@ -1,64 +1,43 @@
 import CCairo
 import InkCore
 
-/// Draws ink shapes with cairo. Consecutive shapes of one colour are filled as a single path
-/// (non-zero rule), so the pieces of one stroke never show seams between them.
+/// Draws ink with cairo: vector figures as they are, ink shapes as the figures `StrokeVectors`
+/// makes of them (one colour's consecutive shapes filled as a single path, so the pieces of one
+/// stroke never show seams between them).
 enum ShapePainter {
     static func draw(_ shapes: [InkShape], in cr: OpaquePointer, alpha: Double = 1) {
-        var i = 0
-        while i < shapes.count {
-            let color = shapes[i].color
-            var j = i
-            var hasFill = false
+        draw(StrokeVectors.figures(of: shapes), in: cr, alpha: alpha)
+    }
+
+    /// Each figure a path of its own, filled (non-zero rule) or stroked (round caps and joins).
+    static func draw(_ figures: [VectorFigure], in cr: OpaquePointer, alpha: Double = 1) {
+        for figure in figures {
             cairo_new_path(cr)
-            while j < shapes.count, shapes[j].color == color {
-                switch shapes[j].path {
-                case .polygon(let pts):
-                    addPolygon(pts, cr); hasFill = true
-                case .disc(let c, let r):
+            for segment in figure.segments {
+                switch segment {
+                case .move(let p): cairo_move_to(cr, p.x, p.y)
+                case .line(let p): cairo_line_to(cr, p.x, p.y)
+                case .cubic(let b, let c, let p): cairo_curve_to(cr, b.x, b.y, c.x, c.y, p.x, p.y)
+                case .circle(let c, let r):
                     cairo_new_sub_path(cr)
-                    cairo_arc(cr, c.x, c.y, max(r, 0.01), 0, 2 * .pi)
-                    cairo_close_path(cr)
-                    hasFill = true
-                case .polyline(let pts, let w):
-                    if hasFill { fill(color, alpha, cr); hasFill = false }
-                    stroke(pts, width: w, color, alpha, cr)
+                    cairo_arc(cr, c.x, c.y, r, 0, 2 * .pi)
+                case .close: cairo_close_path(cr)
                 }
-                j += 1
             }
-            if hasFill { fill(color, alpha, cr) }
-            i = j
+            let c = figure.color
+            switch figure.painting {
+            case .fill:
+                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
+                cairo_fill(cr)
+            case .stroke(let width):
+                cairo_set_line_width(cr, width)
+                cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+                cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
+                cairo_stroke(cr)
+            }
         }
-    }
-
-    /// Adds the polygon turning the same way as `cairo_arc` (clockwise on screen): with the
-    /// non-zero rule, a polygon and a disc of opposite turns would cancel where they overlap.
-    private static func addPolygon(_ pts: [Point], _ cr: OpaquePointer) {
-        guard pts.count >= 3 else { return }
-        var twiceArea = 0.0
-        for (a, b) in zip(pts, pts.dropFirst() + [pts[0]]) { twiceArea += a.x * b.y - b.x * a.y }
-        let ordered = twiceArea >= 0 ? pts : pts.reversed()
-        cairo_move_to(cr, ordered[0].x, ordered[0].y)
-        for p in ordered.dropFirst() { cairo_line_to(cr, p.x, p.y) }
-        cairo_close_path(cr)
-    }
-
-    private static func fill(_ c: RGBA, _ alpha: Double, _ cr: OpaquePointer) {
-        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
-        cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
-        cairo_fill(cr)
-    }
-
-    private static func stroke(_ pts: [Point], width: Double, _ c: RGBA, _ alpha: Double, _ cr: OpaquePointer) {
-        guard let first = pts.first else { return }
-        cairo_new_path(cr)
-        cairo_move_to(cr, first.x, first.y)
-        for p in pts.dropFirst() { cairo_line_to(cr, p.x, p.y) }
-        cairo_set_line_width(cr, width)
-        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
-        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
-        cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)
-        cairo_stroke(cr)
     }
 
     /// A whole stroke as one translucent layer: overlapping parts of it never darken.
