@@ -50,7 +50,7 @@ struct DocumentSignature {
         do { pdf = try PDFDocument(bytes: original) } catch {
             throw StorageError(description: "\(document.path): \(error)")
         }
-        let ink = VectorInk(strokes: strokes, shownIn: signed.shownIn, fieldSize: (document.rect.width, document.rect.height))
+        let ink = try VectorInk(strokes: strokes, shownIn: signed.shownIn, fieldSize: (document.rect.width, document.rect.height))
         let attachments = evidence.map {
             [EmbeddedFile(name: $0.name, bytes: [UInt8]($0.bytes), mimeType: "application/octet-stream",
                           description: "The signature's pen samples (InkML), encrypted to the host's key: inkkiosk decrypt",
