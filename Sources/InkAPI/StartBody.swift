@@ -91,7 +91,10 @@ struct StartBody: Decodable {
         } else if c.contains(AnyKey("review")) {
             throw Self.badReview
         }
-        if c.contains(AnyKey("place")) { place = try Self.place(c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("place"))) }
+        if c.contains(AnyKey("place")) {
+            guard let nested = try? c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("place")) else { throw Self.badPlace }
+            place = try Self.place(nested)
+        }
     }
 
     private static let badReview = APIProblem(.badRequest, "review must be one of "
