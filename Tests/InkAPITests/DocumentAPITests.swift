@@ -235,6 +235,28 @@ import Testing
     }
 }
 
+extension DocumentAPI {
+    @Test func twoUploadsAtOnceAndAThirdWaits() async throws {
+        try await withDocumentAPI(.tcp) { api, _, directory, address in
+            let file = try temporaryFile(DocumentPDFs.contract())
+            defer { unlink(file) }
+            let clients = try await blocking { () -> [BlockingClient] in
+                let clients = try (0..<2).map { _ in try BlockingClient(address) }
+                for client in clients {
+                    _ = client.send("POST /documents HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/pdf\r\nContent-Length: 100000\r\n\r\n%PDF-")
+                }
+                for _ in 0..<400 where filesIn(directory).count < 2 { usleep(5_000) }
+                return clients
+            }
+            let third = try await curl("POST", "/documents", at: api, file: file)
+            #expect(third.code == 503 && third.error.contains("being uploaded already"), "\(third.body)")
+            for client in clients { client.close() }
+            for _ in 0..<400 where !filesIn(directory).isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(try await curl("POST", "/documents", at: api, file: file).code == 201, "the places are free again")
+        }
+    }
+}
+
 private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
         Thread { c.resume(with: Result { try work() }) }.start()

@@ -19,6 +19,9 @@ final class DocumentStore: Sendable {
 
     /// Prefix of the files uploads are written to; any left at start are a crash's.
     static let uploadPrefix = ".upload-"
+    /// Uploads received (and read back, parsed) at once: each may take `document_mb` of disk
+    /// and, while it is read, that much memory and more; one more is 503.
+    static let uploadsAtOnce = 2
 
     private struct Shelf {
         /// Oldest first.
@@ -27,6 +30,8 @@ final class DocumentStore: Sendable {
         var parsed: [String: SignableDocument] = [:]
         /// Documents a signature request is being started on: not removed meanwhile.
         var pinned: [String: Int] = [:]
+        /// Uploads between their head and their answer.
+        var uploading = 0
     }
 
     init(directory: String, limits: APILimits, inUse: @escaping @Sendable () -> String?, log: @escaping @Sendable (String) -> Void) {
@@ -130,11 +135,24 @@ final class DocumentStore: Sendable {
 
     // MARK: taking an upload
 
+    func reserveUpload() -> Bool {
+        state.withLock { s in
+            guard s.uploading < Self.uploadsAtOnce else { return false }
+            s.uploading += 1
+            return true
+        }
+    }
+
+    func releaseUpload() { state.withLock { $0.uploading = max(0, $0.uploading - 1) } }
+
     /// Reads the finished upload at `upload` (a temporary file in the directory), refuses it with
     /// a reason or keeps it: synced, renamed into place, recorded. The temporary file is gone
     /// when this returns, either way.
     func accept(_ upload: String) throws(APIProblem) -> StoredDocument {
-        defer { unlink(upload) }   // after the rename it is no longer there: harmless
+        defer {
+            unlink(upload)   // after the rename it is no longer there: harmless
+            releaseUpload()
+        }
         let bytes: [UInt8]
         do { bytes = try readAll(upload) } catch { throw APIProblem(.internalServerError, "cannot read the upload back: \(error)") }
         let signable = try Self.read(bytes, maxPages: limits.maxDocumentPages)
@@ -163,6 +181,8 @@ final class DocumentStore: Sendable {
             s.documents.append(record)
             s.parsed[id] = signable
         }
+        // Two uploads may have made room for one each at the same time: the older goes.
+        for victim in makeRoom(for: 0) { remove(victim, why: "to make room for a new one ([limits] documents = \(limits.maxDocuments))") }
         return record
     }
 

@@ -12,17 +12,27 @@ final class DocumentUpload {
     let limit: Int
     private(set) var received = 0
     private var fd: Int32
+    private let store: DocumentStore
 
-    /// Opens `DIR/.upload-XXXXXX` (mode 0600).
-    init(in directory: String, limit: Int) throws {
-        var template = Array("\(directory)/\(DocumentStore.uploadPrefix)XXXXXX".utf8CString)
+    /// Opens `DIR/.upload-XXXXXX` (mode 0600), holding one of the store's upload places
+    /// (`DocumentStore.uploadsAtOnce`): 503 when they are taken, 507 when no file can be made.
+    init(for store: DocumentStore) throws(APIProblem) {
+        guard store.reserveUpload() else {
+            throw APIProblem(.serviceUnavailable, "\(DocumentStore.uploadsAtOnce) documents are being uploaded already: try again")
+        }
+        var template = Array("\(store.directory)/\(DocumentStore.uploadPrefix)XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw KioskError.errno("cannot make an upload file in \(directory)") }
+        guard fd >= 0 else {
+            let problem = APIProblem(.insufficientStorage, "cannot take the document: \(KioskError.errno("cannot make an upload file in \(store.directory)"))")
+            store.releaseUpload()
+            throw problem
+        }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         fchmod(fd, 0o600)
         self.fd = fd
+        self.store = store
         path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        self.limit = limit
+        limit = store.limits.maxDocumentBytes
     }
 
     enum Outcome { case written, tooLarge, failed(String) }
@@ -38,16 +48,20 @@ final class DocumentUpload {
         return .written
     }
 
-    /// The body is whole: the file is closed and its path handed on (whoever takes it removes it).
+    /// The body is whole: the file is closed and its path handed on, with the upload place
+    /// (`DocumentStore.accept` removes the one and frees the other).
     func finish() -> String {
         close(fd)
         fd = -1
         return path
     }
 
-    /// The body will not be kept: the file goes.
+    /// The body will not be kept: the file goes, the place is free.
     func abandon() {
-        if fd >= 0 { close(fd); fd = -1 }
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
         unlink(path)
+        store.releaseUpload()
     }
 }

@@ -64,9 +64,9 @@ final class RequestHandler: ChannelInboundHandler {
                 return
             }
             if isUpload, let documents {
-                do { upload = try DocumentUpload(in: documents.directory, limit: documents.limits.maxDocumentBytes) } catch {
+                do throws(APIProblem) { upload = try DocumentUpload(for: documents) } catch {
                     head = nil
-                    guardian.refuse(.error(.insufficientStorage, "cannot take the document: \(error)"))
+                    guardian.refuse(SignatureRoutes.response(for: error))
                     return
                 }
             }
