@@ -62,7 +62,9 @@ let package = Package(
         .target(name: "InkLoop", dependencies: ["CLinux"]),
         // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
         // that hands the host's requests to the kiosk thread.
+        // Hosts' documents (uploaded PDFs) are read with InkDocument and hashed with swift-crypto's SHA-256.
         .target(name: "InkAPI", dependencies: ["InkLoop", "InkDocument",
+                                              .product(name: "Crypto", package: "swift-crypto"),
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),
                                               .product(name: "NIOHTTP1", package: "swift-nio")]),
@@ -81,7 +83,7 @@ let package = Package(
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
-        .testTarget(name: "InkAPITests", dependencies: ["InkAPI"]),
+        .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument"]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",

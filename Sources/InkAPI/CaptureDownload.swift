@@ -8,7 +8,8 @@ import Glibc
 /// copies `contentType` and `headers` into its answer.
 public struct CaptureDownload: Sendable, Equatable {
     /// The kinds a host may ask for, each with its type when plain.
-    public static let types = ["png": "image/png", "svg": "image/svg+xml", "inkml": "application/inkml+xml", "json": "application/json"]
+    public static let types = ["png": "image/png", "svg": "image/svg+xml", "inkml": "application/inkml+xml", "json": "application/json",
+                               "pdf": "application/pdf"]
     /// The header that marks an encrypted file, with the key's fingerprint as its value.
     public static let encryptedHeader = "Inkkiosk-Encrypted-To"
     /// What an encrypted file is served as.
@@ -19,11 +20,13 @@ public struct CaptureDownload: Sendable, Equatable {
     /// Headers beside Content-Type, by name.
     public var headers: [String: String]
 
-    /// Nil for a kind that is not one of `types`.
+    /// Nil for a kind that is not one of `types`, and for "pdf" when the capture has no signed PDF.
     public init?(kind: String, of files: CaptureFiles) {
         guard let plainType = Self.types[kind] else { return nil }
-        path = ["png": files.png, "svg": files.svg, "inkml": files.inkml, "json": files.json][kind] ?? ""
-        if let key = files.encryptedTo, kind != "json" {
+        if kind == "pdf" && files.pdf == nil { return nil }
+        path = ["png": files.png, "svg": files.svg, "inkml": files.inkml, "json": files.json, "pdf": files.pdf ?? ""][kind] ?? ""
+        // The signed PDF is encrypted only if the kiosk wrote it so (`ID.pdf.hpke`).
+        if let key = files.encryptedTo, kind != "json", kind != "pdf" || path.hasSuffix(".hpke") {
             contentType = Self.encryptedType
             let name = URL(fileURLWithPath: path).lastPathComponent
             headers = [Self.encryptedHeader: key, "Content-Disposition": "attachment; filename=\"\(name)\""]

@@ -1,6 +1,6 @@
-import InkDocument
 import FoundationEssentials
 import Glibc
+import InkDocument
 
 /// Where a requested signature stands. Only `waiting` changes; the others are final.
 /// `interrupted`: the kiosk stopped (a crash, a power cut) before the signature was accepted.
@@ -14,7 +14,9 @@ public enum CaptureState: String, Codable, Sendable {
 /// own (`OUTBOX/ID`), `png` … `json` the paths `SignatureCapture.write(to:)` returns inside it,
 /// `samples` the pen samples kept. `encryptedTo`: the PNG, SVG and InkML are encrypted
 /// (`ID.png.hpke`, …) to the X25519 key with this fingerprint (hex SHA-256 of the raw public
-/// key); absent when they are plain.
+/// key); absent when they are plain. `pdf`: the signed document (a request on a document
+/// only), inside `directory` like the others, so that acknowledging or retention removes it
+/// with the rest (they remove the whole directory).
 public struct CaptureFiles: Codable, Sendable, Equatable {
     public var directory: String
     public var png: String
@@ -25,9 +27,32 @@ public struct CaptureFiles: Codable, Sendable, Equatable {
     public var encryptedTo: String?
     public var pdf: String?
 
-    public init(directory: String, png: String, svg: String, inkml: String, json: String, samples: Int, encryptedTo: String? = nil) {
+    public init(directory: String, png: String, svg: String, inkml: String, json: String, samples: Int,
+                encryptedTo: String? = nil, pdf: String? = nil) {
         self.directory = directory; self.png = png; self.svg = svg; self.inkml = inkml; self.json = json
-        self.samples = samples; self.encryptedTo = encryptedTo
+        self.samples = samples; self.encryptedTo = encryptedTo; self.pdf = pdf
+    }
+}
+
+/// The document a capture signs, as the host sees it in the capture's status: which stored
+/// document (and its SHA-256, what the signature is bound to), which field, where.
+public struct CaptureDocument: Codable, Sendable, Equatable {
+    public var id: String
+    public var sha256: String
+    public var field: String
+    /// 1-based.
+    public var page: Int
+    /// [x0, y0, x1, y1] in PDF points.
+    public var rect: [Double]
+
+    public init(id: String, sha256: String, field: String, page: Int, rect: [Double]) {
+        self.id = id; self.sha256 = sha256; self.field = field; self.page = page; self.rect = rect
+    }
+
+    public init(_ document: DocumentToSign) {
+        let r = document.rect
+        self.init(id: document.id, sha256: document.sha256, field: document.fieldName, page: document.pageIndex + 1,
+                  rect: [r.x0, r.y0, r.x1, r.y1])
     }
 }
 
@@ -47,16 +72,21 @@ public struct CaptureStatus: Codable, Sendable, Equatable {
     public var files: CaptureFiles?
     /// When the host acknowledged an accepted capture (`DELETE`), which removed its files.
     public var acknowledged: String?
+    /// The document signed; nil for a plain signature request.
+    public var document: CaptureDocument?
 
     public init(id: String, state: CaptureState, prompt: String?, timeout: Double?, created: String,
-                finished: String? = nil, reason: String? = nil, files: CaptureFiles? = nil, acknowledged: String? = nil) {
+                finished: String? = nil, reason: String? = nil, files: CaptureFiles? = nil, acknowledged: String? = nil,
+                document: CaptureDocument? = nil) {
         self.id = id; self.state = state; self.prompt = prompt; self.timeout = timeout; self.created = created
         self.finished = finished; self.reason = reason; self.files = files; self.acknowledged = acknowledged
+        self.document = document
     }
 
-    enum CodingKeys: String, CodingKey { case id, state, prompt, timeout, created, finished, reason, files, acknowledged }
+    enum CodingKeys: String, CodingKey { case id, state, prompt, timeout, created, finished, reason, files, acknowledged, document }
 
-    /// Every key is always present (null when unset): a host's parser sees one shape.
+    /// Every key is always present (null when unset): a host's parser sees one shape. Only
+    /// `document` is left out of a plain request's (hosts that never send documents see no change).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
@@ -68,6 +98,7 @@ public struct CaptureStatus: Codable, Sendable, Equatable {
         try c.encode(reason, forKey: .reason)
         try c.encode(files, forKey: .files)
         try c.encode(acknowledged, forKey: .acknowledged)
+        try c.encodeIfPresent(document, forKey: .document)
     }
 }
 
@@ -77,10 +108,11 @@ public struct CaptureRequest: Sendable, Equatable {
     public var prompt: String?
     /// The effective limit (the request's, else the desk's default); nil: none.
     public var timeout: Double?
+    /// The PDF to show and sign (its file, field or place, review); nil: a plain signature.
     public var document: DocumentToSign?
 
-    public init(id: String, prompt: String?, timeout: Double?) {
-        self.id = id; self.prompt = prompt; self.timeout = timeout
+    public init(id: String, prompt: String?, timeout: Double?, document: DocumentToSign? = nil) {
+        self.id = id; self.prompt = prompt; self.timeout = timeout; self.document = document
     }
 }
 

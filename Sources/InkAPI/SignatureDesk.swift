@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 import InkLoop
+import InkDocument
 
 /// Where the host's signature requests (HTTP, on Swift concurrency tasks) meet the kiosk's
 /// single-threaded loop. The host side asks; the kiosk takes messages when `wakeFD` is readable
@@ -33,8 +34,9 @@ public final class SignatureDesk: Sendable {
 
     // MARK: host side
 
-    /// Opens a capture and asks the kiosk to show the signature screen.
-    public func start(prompt: String?, timeout: Double?) throws(DeskError) -> CaptureStatus {
+    /// Opens a capture and asks the kiosk to show the signature screen; with `document`, the
+    /// screen shows that PDF and the ink goes into its field (`CaptureRequest.document`).
+    public func start(prompt: String?, timeout: Double?, document: DocumentToSign? = nil) throws(DeskError) -> CaptureStatus {
         if let prompt { try Self.check(prompt: prompt) }
         if let timeout { try Self.check(timeout: timeout, field: "timeout") }
         let limit = timeout ?? defaultTimeout
@@ -43,7 +45,8 @@ public final class SignatureDesk: Sendable {
             if let current = l.waiting { return .failure(.busy(current: current.status.id)) }
             var id = CaptureID.make(at: now)
             while l.status(id) != nil { id = CaptureID.make(at: now) }
-            let status = CaptureStatus(id: id, state: .waiting, prompt: prompt, timeout: limit, created: Timestamp.string(now))
+            let status = CaptureStatus(id: id, state: .waiting, prompt: prompt, timeout: limit, created: Timestamp.string(now),
+                                       document: document.map(CaptureDocument.init))
             l.waiting = Pending(status: status)
             return .success(status)
         }
@@ -59,7 +62,7 @@ public final class SignatureDesk: Sendable {
             pending.deadline = limit.map { deadline(for: status.id, after: $0) }
             l.waiting = pending
             // A cancel that came meanwhile is already queued: the start goes before it.
-            let message = DeskMessage.start(CaptureRequest(id: status.id, prompt: prompt, timeout: limit))
+            let message = DeskMessage.start(CaptureRequest(id: status.id, prompt: prompt, timeout: limit, document: document))
             l.outbox.insert(message, at: l.outbox.firstIndex { $0.captureID == status.id } ?? l.outbox.endIndex)
         }
         wake.signal()
@@ -82,6 +85,11 @@ public final class SignatureDesk: Sendable {
             if let i = l.history.lastIndex(where: { $0.id == id }) { l.history[i] = done }
         }
         return done
+    }
+
+    /// The document the waiting capture signs: it must stay stored until the capture ends.
+    public func documentInUse() -> String? {
+        ledger.withLock { $0.waiting?.status.document?.id }
     }
 
     public func status(id: String) -> CaptureStatus? {

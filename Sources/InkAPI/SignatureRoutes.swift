@@ -16,12 +16,15 @@ struct SignatureRoutes: Sendable {
     /// second finds the same state, and encoding it again would cost more than serving it.
     private let health = LastAnswer<Health>()
     private let latest = LastAnswer<CaptureStatus>()
+    /// The host's PDFs (`/documents`); nil: this server keeps none.
+    let documents: DocumentStore?
 
     /// Who may ask was judged before (`RequestAccess`: host, origin, token, content type).
-    init(desk: SignatureDesk, waits: WaitCount, longestWait: Double) {
+    init(desk: SignatureDesk, waits: WaitCount, longestWait: Double, documents: DocumentStore? = nil) {
         self.desk = desk
         self.waits = waits
         self.longestWait = longestWait
+        self.documents = documents
     }
 
     /// What the routes make of a request: an answer now (on the event loop: most requests cost
@@ -48,7 +51,7 @@ struct SignatureRoutes: Sendable {
         }
     }
 
-    private static func response(for error: APIProblem) -> APIResponse {
+    static func response(for error: APIProblem) -> APIResponse {
         var response = APIResponse.json(error.status, ErrorBody(error))
         if let allow = error.allow { response.headers.append(("Allow", allow.map(\.rawValue).joined(separator: ", "))) }
         if error.challenge { response.headers.append(("WWW-Authenticate", #"Bearer realm="inkkiosk""#)) }
@@ -57,7 +60,7 @@ struct SignatureRoutes: Sendable {
     }
 
     /// Runs `work` later; its refusal becomes its answer.
-    private static func later(_ work: @escaping @Sendable () async throws(APIProblem) -> APIResponse) -> Answer {
+    static func later(_ work: @escaping @Sendable () async throws(APIProblem) -> APIResponse) -> Answer {
         .later {
             do throws(APIProblem) { return try await work() } catch { return response(for: error) }
         }
@@ -71,7 +74,7 @@ struct SignatureRoutes: Sendable {
             return .now(health.answer(Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil })))
         case ["signatures"]:
             try only([.POST], request)
-            return .now(try start(request))
+            return try start(request)
         case ["signatures", "latest"]:
             try only([.GET], request)
             guard let status = desk.latest() else { throw APIProblem(.notFound, "no signature has been requested yet") }
@@ -82,13 +85,16 @@ struct SignatureRoutes: Sendable {
         case let path where path.count == 3 && path[0] == "signatures":
             try only([.GET], request)
             return .now(try file(path[2], of: path[1]))
+        case let path where path.first == "documents" && path.count <= 2:
+            return try documentRoute(path, request)
         default:
             throw APIProblem(.notFound, "no such endpoint: \(request.method.rawValue) \(request.path) "
-                             + "(there are /health, /signatures, /signatures/latest, /signatures/{id} and /signatures/{id}/{png,svg,inkml,json})")
+                             + "(there are /health, /signatures, /signatures/latest, /signatures/{id}, "
+                             + "/signatures/{id}/{png,svg,inkml,json,pdf}, /documents and /documents/{id})")
         }
     }
 
-    private func only(_ methods: [HTTPMethod], _ request: APIRequest) throws(APIProblem) {
+    func only(_ methods: [HTTPMethod], _ request: APIRequest) throws(APIProblem) {
         guard methods.contains(request.method) else {
             var problem = APIProblem(.methodNotAllowed, "\(request.path) takes \(methods.map(\.rawValue).joined(separator: " or ")), "
                                      + "not \(request.method.rawValue)")
@@ -97,10 +103,12 @@ struct SignatureRoutes: Sendable {
         }
     }
 
-    /// The body's size was checked before it was read (`[api] max_body_bytes`).
-    private func start(_ request: APIRequest) throws(APIProblem) -> APIResponse {
+    /// The body's size was checked before it was read (`[api] max_body_bytes`). On a document,
+    /// later: its file may have to be read again.
+    private func start(_ request: APIRequest) throws(APIProblem) -> Answer {
         let body = try StartBody.decode(request.body)
-        do { return .json(.created, try desk.start(prompt: body.prompt, timeout: body.timeout)) } catch { throw APIProblem(error) }
+        if let document = body.document { return try start(body, on: document) }
+        do { return .now(.json(.created, try desk.start(prompt: body.prompt, timeout: body.timeout))) } catch { throw APIProblem(error) }
     }
 
     private func status(_ id: String, _ request: APIRequest) throws(APIProblem) -> Answer {
@@ -126,9 +134,12 @@ struct SignatureRoutes: Sendable {
     /// the kiosk's user to read the 0600 files. Encrypted files as they are (`CaptureDownload`).
     private func file(_ kind: String, of id: String) throws(APIProblem) -> APIResponse {
         guard CaptureDownload.types[kind] != nil else {
-            throw APIProblem(.notFound, "no such file '\(kind)' (there are png, svg, inkml and json)")
+            throw APIProblem(.notFound, "no such file '\(kind)' (there are png, svg, inkml, json, and pdf for a signed document)")
         }
         guard let status = desk.status(id: id) else { throw APIProblem(DeskError.unknown(id: id)) }
+        if kind == "pdf" && status.document == nil {
+            throw APIProblem(.notFound, "signature \(id) was not asked on a document, so it has no PDF (POST /signatures with \"document\")")
+        }
         guard status.state == .accepted else {
             throw APIProblem(.notFound, "signature \(id) has no files: it is \(status.state.rawValue)")
         }
@@ -137,6 +148,7 @@ struct SignatureRoutes: Sendable {
             throw APIProblem(.gone, "signature \(id)'s files were removed: \(why)")
         }
         let download = CaptureDownload(kind: kind, of: files)
+        if kind == "pdf" && download == nil { throw APIProblem(.notFound, "signature \(id)'s signed PDF was not written") }
         guard let download, let data = FileManager.default.contents(atPath: download.path) else {
             throw APIProblem(.gone, "\(download?.path ?? files.directory) is no longer in the outbox")
         }
@@ -166,61 +178,6 @@ struct SignatureRoutes: Sendable {
             let now = await desk.wait(id: id, seconds: grace) ?? asked
             return .json(now.state.isFinal ? .ok : .accepted, now)
         }
-    }
-}
-
-/// `POST /signatures`' body: every field optional; unknown fields, null and a field given twice
-/// are refused (a misspelt "timout" would otherwise silently become the default).
-struct StartBody: Decodable {
-    var prompt: String?
-    var timeout: Double?
-
-    static let fields = ["prompt", "timeout"]
-
-    static func decode(_ data: Data) throws(APIProblem) -> StartBody {
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StartBody() }
-        switch JSONKeyCheck.check(data) {
-        case .duplicate(let path): throw APIProblem(.badRequest, "\(path): given more than once")
-        case .tooDeep: throw APIProblem(.badRequest, "request body is nested more than \(JSONKeyCheck.deepest) levels deep")
-        case nil: break
-        }
-        do {
-            return try JSONDecoder().decode(StartBody.self, from: data)
-        } catch let problem as APIProblem {
-            throw problem
-        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
-            throw APIProblem(.badRequest, "request body must be a JSON object such as {\"prompt\": \"Sign here\", \"timeout\": 60}")
-        } catch {
-            throw APIProblem(.badRequest, "request body is not valid JSON")
-        }
-    }
-
-    init() {}
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        for key in c.allKeys where !Self.fields.contains(key.stringValue) {
-            throw APIProblem(.badRequest, "unknown field '\(key.stringValue)' (known: \(Self.fields.joined(separator: ", ")))")
-        }
-        // decodeIfPresent takes null for "absent": a host sending null meant something else.
-        for key in c.allKeys where (try? c.decodeNil(forKey: key)) == true {
-            throw APIProblem(.badRequest, "\(key.stringValue): null is not allowed (leave the field out for the default)")
-        }
-        do { prompt = try c.decodeIfPresent(String.self, forKey: AnyKey("prompt")) } catch {
-            throw APIProblem(.badRequest, "prompt must be a string")
-        }
-        do { timeout = try c.decodeIfPresent(Double.self, forKey: AnyKey("timeout")) } catch {
-            throw APIProblem(.badRequest, "timeout must be a number between \(formatSeconds(CaptureLimits.timeout.lowerBound)) and "
-                             + "\(formatSeconds(CaptureLimits.timeout.upperBound)) seconds")
-        }
-    }
-
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }
 

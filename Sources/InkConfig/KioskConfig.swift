@@ -195,7 +195,8 @@ extension KioskConfig {
         if let t = r.table("limits", in: root, at: "") {
             r.only(["undo_depth", "page_cache_mb", "outbox_keep", "outbox_days", "saves_keep", "saves_days",
                     "worksheet_mb", "worksheet_pages", "worksheets_listed", "worksheet_cache_mb",
-                    "worksheet_copies_mb", "worksheet_stuck_seconds", "worksheet_helper_mb", "worksheet_helper_cpu_seconds"], in: t, at: "limits")
+                    "worksheet_copies_mb", "worksheet_stuck_seconds", "worksheet_helper_mb", "worksheet_helper_cpu_seconds",
+                    "document_mb", "documents", "document_pages"], in: t, at: "limits")
             if let v = r.integer("worksheet_cache_mb", in: t, at: "limits", 1...4096) { s.worksheetCacheMB = v }
             if let v = r.integer("worksheet_copies_mb", in: t, at: "limits", 0...65_536) { s.worksheetCopiesMB = v }
             if let v = r.number("worksheet_stuck_seconds", in: t, at: "limits", 1...3600) { s.worksheetStuckSeconds = v }
@@ -210,14 +211,19 @@ extension KioskConfig {
             if let v = r.number("outbox_days", in: t, at: "limits", 0...3650) { s.outboxRetention.maxAgeDays = v }
             if let v = r.integer("saves_keep", in: t, at: "limits", 0...1_000_000) { s.savesRetention.keep = v }
             if let v = r.number("saves_days", in: t, at: "limits", 0...3650) { s.savesRetention.maxAgeDays = v }
+            // The host's PDFs (`POST /documents`): a file's size and pages, and how many are kept.
+            if let v = r.integer("document_mb", in: t, at: "limits", APILimits.documentMBRange) { s.apiLimits.maxDocumentBytes = v << 20 }
+            if let v = r.integer("documents", in: t, at: "limits", APILimits.documentsRange) { s.apiLimits.maxDocuments = v }
+            if let v = r.integer("document_pages", in: t, at: "limits", APILimits.documentPagesRange) { s.apiLimits.maxDocumentPages = v }
         }
         if let t = r.table("api", in: root, at: "") {
             r.only(["enabled", "listen", "default_timeout", "allow_remote", "token", "token_file", "token_group",
-                    "allowed_hosts", "allowed_origins", "socket_users", "socket_groups"] + Self.apiLimitKeys, in: t, at: "api")
+                    "allowed_hosts", "allowed_origins", "socket_users", "socket_groups", "documents_dir"] + Self.apiLimitKeys, in: t, at: "api")
             let enabled = r.bool("enabled", in: t, at: "api") ?? false
             let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
             s.apiAllowRemote = r.bool("allow_remote", in: t, at: "api") ?? false
             s.apiTokenFile = r.path("token_file", in: t, at: "api")
+            if let v = r.path("documents_dir", in: t, at: "api") { s.apiDocumentsDirectory = v }
             if let v = r.string("token", in: t, at: "api") {
                 if v == "none" {
                     s.apiTokenNone = true

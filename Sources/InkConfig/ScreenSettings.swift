@@ -66,16 +66,24 @@ public struct ScreenSettings: Sendable, Equatable {
     public var apiTokenGroup: UInt32? = nil
     /// `[api] allowed_hosts`, `allowed_origins`, `socket_users`, `socket_groups`.
     public var apiAccess = APIAccess()
-    /// `[api]`'s limits on what one client may cost: connections, sizes, timeouts, long polls.
+    /// `[api]`'s limits on what one client may cost: connections, sizes, timeouts, long polls;
+    /// and `[limits] document_mb`, `documents`, `document_pages` for the host's PDFs.
     public var apiLimits = APILimits()
+    /// `[api] documents_dir`: where the host's PDFs (`POST /documents`) are kept; nil: the
+    /// default, `documents` next to the outbox (`apiDocumentsPath`).
+    public var apiDocumentsDirectory: String? = nil
     /// Where the bearer token is read (or made): `token_file`, else `api.token` in the outbox's
     /// parent directory (`/var/lib/inkkiosk/api.token`, the kiosk's state directory).
-    public var apiTokenPath: String {
-        if let apiTokenFile { return apiTokenFile }
+    public var apiTokenPath: String { apiTokenFile ?? stateDirectory + "/api.token" }
+    /// `documents_dir`, else `documents` in the outbox's parent (`/var/lib/inkkiosk/documents`).
+    public var apiDocumentsPath: String { apiDocumentsDirectory ?? stateDirectory + "/documents" }
+
+    /// The outbox's parent directory: the kiosk's state ("" for "/").
+    private var stateDirectory: String {
         var parent = outbox
         while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
         parent = parent.lastIndex(of: "/").map { String(parent[..<$0]) } ?? "."
-        return (parent.isEmpty ? "" : parent) + "/api.token"
+        return parent
     }
 
     /// Whether the API on `address` asks for a bearer token: on TCP unless `token = "none"`,

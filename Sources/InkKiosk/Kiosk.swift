@@ -194,7 +194,7 @@ public final class Kiosk {
                     + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections")
             }
             let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.apiLimits, token: token,
-                                            access: options.screen.apiAccess) { _ in stopped.signal() }
+                                            access: options.screen.apiAccess, documentsDirectory: options.screen.apiDocumentsPath) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server

@@ -17,11 +17,27 @@ public struct RequestLog: Sendable {
         /// With `ended`: the final state, as the API names it.
         public var state: String?
         public var reason: String?
+        /// With `started`: the document signed (absent for a plain signature request).
+        public var document: Document?
 
         public init(id: String, event: Event, at: String, prompt: String? = nil, timeout: Double? = nil,
-                    state: String? = nil, reason: String? = nil) {
+                    state: String? = nil, reason: String? = nil, document: Document? = nil) {
             self.id = id; self.event = event; self.at = at; self.prompt = prompt; self.timeout = timeout
-            self.state = state; self.reason = reason
+            self.state = state; self.reason = reason; self.document = document
+        }
+    }
+
+    /// A request's document as the API's status names it (`CaptureDocument`): id, SHA-256,
+    /// field, 1-based page, rectangle in points.
+    public struct Document: Codable, Sendable, Equatable {
+        public var id: String
+        public var sha256: String
+        public var field: String
+        public var page: Int
+        public var rect: [Double]
+
+        public init(id: String, sha256: String, field: String, page: Int, rect: [Double]) {
+            self.id = id; self.sha256 = sha256; self.field = field; self.page = page; self.rect = rect
         }
     }
 

@@ -278,6 +278,40 @@ import InkStorage
         }
     }
 
+    @Test func theDocumentKeysAreReadAndCheckedWithTheirLines() throws {
+        let defaults = try KioskConfig.parse("", file: "k.toml").screen
+        #expect(defaults.apiLimits.maxDocumentBytes == 16 << 20 && defaults.apiLimits.maxDocuments == 16 && defaults.apiLimits.maxDocumentPages == 200)
+        #expect(defaults.apiDocumentsPath == "/var/lib/inkkiosk/documents", "next to the outbox")
+        let c = try KioskConfig.parse("""
+            [limits]
+            document_mb = 4
+            documents = 3
+            document_pages = 20
+            [api]
+            documents_dir = "/srv/kiosk/docs"
+            """, file: "k.toml")
+        #expect(c.screen.apiLimits.maxDocumentBytes == 4 << 20 && c.screen.apiLimits.maxDocuments == 3 && c.screen.apiLimits.maxDocumentPages == 20)
+        #expect(c.screen.apiDocumentsPath == "/srv/kiosk/docs")
+        do {
+            _ = try KioskConfig.parse("""
+                [limits]
+                document_mb = 0
+                documents = 5000
+                document_pages = "many"
+                [api]
+                documents_dir = "docs"
+                """, file: "k.toml")
+            Issue.record("bad document keys accepted")
+        } catch let e as ConfigError {
+            #expect(e.description.components(separatedBy: "\n") == [
+                "k.toml:2: limits.document_mb: must be between 1 and 256 (got 0)",
+                "k.toml:3: limits.documents: must be between 1 and 1000 (got 5000)",
+                "k.toml:4: limits.document_pages: must be a whole number, not \"many\"",
+                "k.toml:6: api.documents_dir: must be an absolute path (got \"docs\")",
+            ], "\(e.description)")
+        }
+    }
+
     @Test func invalidTOMLSaysWhere() {
         do {
             _ = try KioskConfig.parse("[display]\nrotation = [1,\n", file: "k.toml")

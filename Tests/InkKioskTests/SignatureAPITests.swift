@@ -212,7 +212,9 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
                 #expect(try file.code == 200 && file.body == (String(contentsOfFile: path, encoding: .utf8)), "\(ext): \(file.body)")
             }
             let pdf = try await curl("GET", "/signatures/\(capture.id)/pdf", at: api)
-            #expect(pdf.code == 404 && pdf.body.contains("png, svg, inkml and json"), "\(pdf.body)")
+            #expect(pdf.code == 404 && pdf.body.contains("not asked on a document"), "a plain request has no PDF: \(pdf.body)")
+            let other = try await curl("GET", "/signatures/\(capture.id)/tiff", at: api)
+            #expect(other.code == 404 && other.body.contains("png, svg, inkml, json"), "\(other.body)")
 
         }
     }

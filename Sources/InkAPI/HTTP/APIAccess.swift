@@ -88,10 +88,17 @@ public struct APIAccess: Sendable, Equatable {
     }
 
     /// True for `application/json`, with parameters (`; charset=utf-8`) or not, in any case.
-    public static func isJSON(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
+    public static func isJSON(_ contentType: String?) -> Bool { mediaType(contentType) == "application/json" }
+
+    /// True for `application/pdf`: only `POST /documents` takes it (a browser's "simple" request
+    /// cannot send it either, so the rebinding defence holds there too).
+    public static func isPDF(_ contentType: String?) -> Bool { mediaType(contentType) == "application/pdf" }
+
+    /// The type without parameters, lower case.
+    static func mediaType(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
         let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        return type.trimmingSpaces().lowercased() == "application/json"
+        return type.trimmingSpaces().lowercased()
     }
 
     /// Whether a request with this method needs a JSON `Content-Type`: POST and PUT that carry a

@@ -26,6 +26,13 @@ public struct APILimits: Sendable, Equatable {
     public var maxWaits = 32
     /// Seconds a long poll may hold its connection; a longer `?wait=` is cut to this.
     public var longestWait = 60.0
+    /// `[limits] document_mb`: bytes of an uploaded PDF (`POST /documents`), counted as they
+    /// come; a longer Content-Length is 413 before the body is read.
+    public var maxDocumentBytes = 16 << 20
+    /// `[limits] documents`: PDFs kept at once; the oldest not in use goes for a new one.
+    public var maxDocuments = 16
+    /// `[limits] document_pages`: pages of an uploaded PDF.
+    public var maxDocumentPages = 200
 
     public init() {}
 
@@ -42,4 +49,8 @@ public struct APILimits: Sendable, Equatable {
     public static let authWindowRange = 1.0...3600
     public static let authClientsRange = 16...1_000_000
     public static let longestWaitRange = 1.0...600
+    /// MiB of one document (`document_mb`), documents kept, and pages of one.
+    public static let documentMBRange = 1...256
+    public static let documentsRange = 1...1000
+    public static let documentPagesRange = 1...10_000
 }

@@ -44,7 +44,8 @@ final class RequestAccess: Sendable {
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// The refusal for this head, or nil when the request may go on.
-    func judge(_ head: HTTPRequestHead, hasBody: Bool, from caller: Caller) -> APIResponse? {
+    /// `pdfUpload`: the request is `POST /documents`, whose body is a PDF, not JSON.
+    func judge(_ head: HTTPRequestHead, hasBody: Bool, from caller: Caller, pdfUpload: Bool = false) -> APIResponse? {
         let headers = head.headers
         if caller.overTCP {
             let host = headers.first(name: "Host")
@@ -79,9 +80,16 @@ final class RequestAccess: Sendable {
             }
         }
         let contentType = headers.first(name: "Content-Type")
+        if pdfUpload {
+            guard APIAccess.isPDF(contentType) else {
+                return refuse(.unsupportedMediaType, "POST /documents takes the PDF itself as the body: send Content-Type: application/pdf "
+                              + "(got \(contentType.map { "'\($0)'" } ?? "none"))", caller, kind: "Content-Type \(contentType ?? "none") on /documents")
+            }
+            return nil
+        }
         if !APIAccess.contentTypeAcceptable(method: head.method.rawValue, contentType: contentType, hasBody: hasBody) {
             return refuse(.unsupportedMediaType, "a \(head.method.rawValue) body must be JSON: send Content-Type: application/json "
-                          + "(got \(contentType.map { "'\($0)'" } ?? "none"))", caller, kind: "Content-Type \(contentType ?? "none")")
+                          + "(got \(contentType.map { "'\($0)'" } ?? "none"); only POST /documents takes application/pdf)", caller, kind: "Content-Type \(contentType ?? "none")")
         }
         return nil
     }

@@ -34,6 +34,8 @@ public final class SignatureAPIServer: Sendable {
     private let givenUp = Mutex<String?>(nil)
     /// Where it listens, for the log: with port 0, the port the kernel picked.
     private let bound: Mutex<APIAddress>
+    /// The host's PDFs (`/documents`); nil when no directory was given.
+    private let documents: DocumentStore?
 
     private enum Phase {
         case idle, starting
@@ -45,9 +47,10 @@ public final class SignatureAPIServer: Sendable {
     /// (the kiosk also requires one on TCP unless `[api] token = "none"`: `Kiosk`). `access`: the
     /// hosts, origins and unix-socket peers allowed. `log` gets what was refused and from where
     /// (last: a trailing closure is `onGiveUp`). `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
-    /// tests lengthen it to act between a failure and the next listen.
+    /// tests lengthen it to act between a failure and the next listen. `documentsDirectory`:
+    /// where uploaded PDFs are kept (`[api] documents_dir`); nil: no `/documents`.
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
-                access: APIAccess = APIAccess(), firstRetryPause: Duration = .milliseconds(10),
+                access: APIAccess = APIAccess(), documentsDirectory: String? = nil, firstRetryPause: Duration = .milliseconds(10),
                 onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
                 log: @escaping @Sendable (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }) {
         self.desk = desk
@@ -62,6 +65,9 @@ public final class SignatureAPIServer: Sendable {
         waits = WaitCount(limit: limits.maxWaits)
         recovery = Mutex(ListenerRecovery(firstPause: firstRetryPause))
         bound = Mutex(address)
+        documents = documentsDirectory.map { directory in
+            DocumentStore(directory: directory, limits: limits, inUse: { [weak desk] in desk?.documentInUse() }, log: log)
+        }
     }
 
     /// Why the server stopped for good; nil while it serves (or was stopped by `stop`).
@@ -85,6 +91,10 @@ public final class SignatureAPIServer: Sendable {
         try phase.withLock { phase in
             guard case .idle = phase else { throw KioskError("the signature API server was already started") }
             phase = .starting
+        }
+        do { try documents?.open() } catch {
+            phase.withLock { $0 = .stopped }
+            throw KioskError("signature API: documents: \(error)")
         }
         // One thread: the API's work is small. It runs at background priority, as the journal's
         // writers do: under a flood of clients the ink's thread gets the CPU first, the API what
@@ -187,7 +197,8 @@ public final class SignatureAPIServer: Sendable {
         let limits = self.limits
         let gate = self.gate
         let requestAccess = self.requestAccess
-        let routes = SignatureRoutes(desk: desk, waits: waits, longestWait: limits.longestWait)
+        let documents = self.documents
+        let routes = SignatureRoutes(desk: desk, waits: waits, longestWait: limits.longestWait, documents: documents)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -222,7 +233,7 @@ public final class SignatureAPIServer: Sendable {
                     // the pipelining helper keeps one request at a time in the routes' hands.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
                     try pipeline.addHandler(RequestHandler(routes: routes, guardian: guardian, access: requestAccess, caller: caller,
-                                                           maxBody: limits.maxBodyBytes))
+                                                           maxBody: limits.maxBodyBytes, documents: documents))
                 }
             }
         switch address {

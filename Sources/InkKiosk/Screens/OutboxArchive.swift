@@ -41,7 +41,9 @@ public final class OutboxArchive: CaptureArchive {
             switch entry.event {
             case .started:
                 if byID[entry.id] == nil { order.append(entry.id) }
-                byID[entry.id] = CaptureStatus(id: entry.id, state: .waiting, prompt: entry.prompt, timeout: entry.timeout, created: entry.at)
+                byID[entry.id] = CaptureStatus(id: entry.id, state: .waiting, prompt: entry.prompt, timeout: entry.timeout, created: entry.at,
+                                               document: entry.document.map { CaptureDocument(id: $0.id, sha256: $0.sha256, field: $0.field,
+                                                                                              page: $0.page, rect: $0.rect) })
             case .ended:
                 guard var status = byID[entry.id], let state = entry.state.flatMap(CaptureState.init(rawValue:)) else { continue }
                 status.state = state; status.finished = entry.at; status.reason = entry.reason
@@ -100,8 +102,9 @@ public final class OutboxArchive: CaptureArchive {
 
     public func started(_ status: CaptureStatus) throws {
         try appends.sync {
-            try log.append(.init(id: status.id, event: .started, at: status.created, prompt: status.prompt, timeout: status.timeout),
-                           durable: true)
+            let document = status.document.map { RequestLog.Document(id: $0.id, sha256: $0.sha256, field: $0.field, page: $0.page, rect: $0.rect) }
+            try log.append(.init(id: status.id, event: .started, at: status.created, prompt: status.prompt, timeout: status.timeout,
+                                 document: document), durable: true)
         }
     }
 
@@ -132,10 +135,12 @@ public final class OutboxArchive: CaptureArchive {
     }
 
     static func files(_ capture: SignatureCapture.Stored) -> CaptureFiles {
+        // In `SignatureCapture.extensions` order: png, svg, inkml, (pdf for a document), json last.
         let p = capture.paths
         return CaptureFiles(directory: URL(fileURLWithPath: p[0]).deletingLastPathComponent().path,
-                            png: p[0], svg: p[1], inkml: p[2], json: p[3], samples: capture.metadata.samples,
-                            encryptedTo: capture.metadata.encryption?.recipient)
+                            png: p[0], svg: p[1], inkml: p[2], json: p[p.count - 1], samples: capture.metadata.samples,
+                            encryptedTo: capture.metadata.encryption?.recipient,
+                            pdf: capture.metadata.document == nil ? nil : p[3])
     }
 
     /// The ids retention lets go: beyond the newest `keep`, or created more than `maxAgeDays` ago.
