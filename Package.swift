@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "CCairo", "CLinux"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "CCairo", "CLinux"]),
     ]
 )
 

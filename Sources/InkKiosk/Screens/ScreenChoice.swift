@@ -29,6 +29,7 @@ extension ScreenSettings {
             var s = SignatureScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
             s.encryptTo = encryptTo
+            s.signWith = signWith
             return SignatureScreen(settings: s, metrics: metrics)
         case .classroom:
             var s = ClassroomScreen.Settings()

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import InkConfig
 import InkCore
+import InkDocumentSigning
 import InkStorage
 import InkRender
 import InkPipeline
@@ -20,6 +21,9 @@ public final class SignatureScreen: KioskScreen {
         public var hosted = false
         /// The key captures are encrypted to; nil: stored plain.
         public var encryptTo: SealingKey? = nil
+        /// The device's signing identity (`[signature] sign_with`), for a PAdES signature on a
+        /// signed PDF; nil: none. Not used by the captures written today.
+        public var signWith: DeviceSigner? = nil
         public init() {}
     }
 
