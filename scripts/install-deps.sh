@@ -39,12 +39,16 @@ fi
 # pyHanko (PyPI, not packaged by Debian 12), the second independent validator of the PAdES
 # signatures in the tests: in a venv of its own in the cache, never into the system's Python
 # (Debian 12 refuses pip there, PEP 668). The tests find it at $INKKIOSK_CACHE/pyhanko/bin/python.
+# Without network it is not fatal here (a build needs no pyHanko); the PAdES tests then fail, saying so.
 PYHANKO_VENV=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/pyhanko
 if ! "$PYHANKO_VENV/bin/python" -c 'import pyhanko.sign.validation, pyhanko_certvalidator' >/dev/null 2>&1; then
-    echo "install-deps: installing pyHanko into $PYHANKO_VENV"
+    echo "install-deps: installing pyHanko (PyPI) into $PYHANKO_VENV"
     rm -rf "$PYHANKO_VENV"
-    /usr/bin/python3 -m venv "$PYHANKO_VENV"
-    "$PYHANKO_VENV/bin/python" -m pip install -q 'pyhanko>=0.20' pyhanko-certvalidator
+    if ! { /usr/bin/python3 -m venv "$PYHANKO_VENV" &&
+           "$PYHANKO_VENV/bin/python" -m pip install -q 'pyhanko>=0.20' pyhanko-certvalidator; }; then
+        rm -rf "$PYHANKO_VENV"
+        echo "install-deps: warning: pyHanko could not be installed (no network?): the PAdES tests will fail until it is" >&2
+    fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
