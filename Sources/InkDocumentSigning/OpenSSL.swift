@@ -23,7 +23,7 @@ enum OpenSSL {
             guard code != 0 else { break }
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(truncatingIfNeeded: $0) }, as: UTF8.self))
         }
         return SigningError(reasons.isEmpty ? what : "\(what): \(reasons.joined(separator: "; "))")
     }
