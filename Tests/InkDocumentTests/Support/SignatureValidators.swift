@@ -41,6 +41,11 @@ enum SignatureValidators {
         var intact: Bool
         var valid: Bool
         var signedAttributes: [String]
+        /// pyHanko's whole judgement: trusted (the certificate is the trust root here), intact,
+        /// valid, and what later revisions changed allowed (its diff analysis).
+        var bottomLine: Bool
+        /// What later revisions changed, as pyHanko's diff analysis classes it ("NONE", "FORM_FILLING", …).
+        var modificationLevel: String
     }
 
     static let pyHankoScript = """
@@ -54,8 +59,9 @@ enum SignatureValidators {
                 context = ValidationContext(trust_roots=[sig.signer_cert], allow_fetching=False)
                 status = validate_pdf_signature(sig, signer_validation_context=context)
                 attributes = sorted(a['type'].native for a in sig.signer_info['signed_attrs'])
+                level = status.modification_level.name if status.modification_level is not None else 'None'
                 print('\\t'.join([sig.field_name, str(sig.sig_object['/SubFilter']), str(status.intact),
-                                  str(status.valid), ','.join(attributes)]))
+                                  str(status.valid), ','.join(attributes), str(status.bottom_line), level]))
         """
 
     static func pyHanko(_ path: String) throws -> [PyHankoVerdict] {
@@ -65,7 +71,8 @@ enum SignatureValidators {
         return result.stdout.split(separator: "\n").map { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return PyHankoVerdict(field: f[0], subFilter: f.count > 1 ? f[1] : "", intact: f.count > 2 && f[2] == "True",
-                                  valid: f.count > 3 && f[3] == "True", signedAttributes: f.count > 4 ? f[4].split(separator: ",").map(String.init) : [])
+                                  valid: f.count > 3 && f[3] == "True", signedAttributes: f.count > 4 ? f[4].split(separator: ",").map(String.init) : [],
+                                  bottomLine: f.count > 5 && f[5] == "True", modificationLevel: f.count > 6 ? f[6] : "")
         }
     }
 }
