@@ -25,6 +25,11 @@ public enum SigningIdentity {
 
     /// The PEM text of a new key and its certificate, valid from now for `days` days.
     public static func generate(subject: String, days: Int) throws -> [UInt8] {
+        try generate(subject: subject, days: days, startingDaysAgo: 0)
+    }
+
+    /// The same, its validity starting `startingDaysAgo` days ago (the tests' expired certificates).
+    static func generate(subject: String, days: Int, startingDaysAgo: Int) throws -> [UInt8] {
         guard (1...36_500).contains(days) else { throw SigningError("--days must be 1 to 36500 (got \(days))") }
         let attributes = try subjectAttributes(subject)
         guard let rawKey = ik_ec_p256_generate() else { throw OpenSSL.failure("cannot make an EC P-256 key") }
@@ -40,8 +45,8 @@ public enum SigningIdentity {
         guard BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1,
               BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(x)) != nil
         else { throw OpenSSL.failure("cannot set the serial") }
-        guard X509_gmtime_adj(X509_getm_notBefore(x), 0) != nil,
-              X509_time_adj_ex(X509_getm_notAfter(x), Int32(days), 0, nil) != nil
+        guard X509_time_adj_ex(X509_getm_notBefore(x), Int32(-startingDaysAgo), 0, nil) != nil,
+              X509_time_adj_ex(X509_getm_notAfter(x), Int32(days - startingDaysAgo), 0, nil) != nil
         else { throw OpenSSL.failure("cannot set the validity") }
 
         guard let name = X509_NAME_new() else { throw OpenSSL.failure("cannot make the subject") }

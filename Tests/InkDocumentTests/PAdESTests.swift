@@ -196,6 +196,14 @@ private func byteRange(_ dictionary: PDFDictionary) -> [Int64] { dictionary["Byt
         #expect(x509.stdout.contains("prime256v1") && x509.stdout.contains("ecdsa-with-SHA256"))
     }
 
+    @Test func anExpiredCertificateIsAWarningNotAnError() throws {
+        let pem = try SigningIdentity.generate(subject: "CN=Old", days: 1, startingDaysAgo: 10)
+        let signer = try DeviceSigner(pem: pem, path: "old.pem")
+        #expect(signer.warning == "old.pem: the certificate has expired (validators will say so)")
+        let fresh = try DeviceSigner(pem: try SigningIdentity.generate(subject: "CN=New", days: 1), path: "new.pem")
+        #expect(fresh.warning == nil)
+    }
+
     @Test func badSubjectsAndDaysAreRefused() throws {
         #expect(throws: SigningError.self) { try SigningIdentity.generate(subject: "Kiosk 12", days: 10) }
         #expect(throws: SigningError.self) { try SigningIdentity.generate(subject: "XX=1", days: 10) }
