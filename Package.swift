@@ -30,6 +30,9 @@ let package = Package(
         // The PDF helper's cage (seccomp through libseccomp, Landlock) and its socket's descriptor passing.
         .systemLibrary(name: "CCage", path: "Sources/CCage", pkgConfig: "libseccomp",
                        providers: [.apt(["libseccomp-dev"])]),
+        // OpenSSL's libcrypto, for the PAdES signature's CMS and the device's signing certificate.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
@@ -50,6 +53,10 @@ let package = Package(
         // signature fields and pages, and an incremental update that appends the ink's appearance
         // (the original's bytes untouched). Pure logic, no poppler; zlib for the compressed streams.
         .target(name: "InkDocument", dependencies: ["InkCore", "CZlib"]),
+        // The PAdES baseline B-B signature on that update: a device's key and certificate (one PEM
+        // file), the CMS through OpenSSL's libcrypto (the only module that links it), so that
+        // InkDocument stays pure logic.
+        .target(name: "InkDocumentSigning", dependencies: ["InkDocument", "COpenSSL"]),
         // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
         .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
@@ -70,24 +77,24 @@ let package = Package(
                                               .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The config file (TOML, the only module that links TOMLKit): every box's settings, checked
         // strictly, each problem with its file, line and key.
-        .target(name: "InkConfig", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI",
+        .target(name: "InkConfig", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
-                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "CLinux"]),
+                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkWorksheet", "InkPDFHelper", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument"]),
-        .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument"]),
+        .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "CCairo", "CLinux"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning", "CCairo", "CLinux"]),
     ]
 )
 

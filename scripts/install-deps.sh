@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what inkkiosk needs to build, test and export on Debian 12 (qpdf judges the signed
-# PDFs in the tests); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
+# PDFs in the tests, pdfsig and pyHanko their PAdES signatures; libssl-dev is what the signature's
+# CMS links); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
 # libinput's tools, Pillow for the checks, dosfstools and mtools for the USB stick's FAT image).
 # Idempotent: prints nothing and touches nothing when everything is already there.
 set -euo pipefail
 
 PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev libssl-dev zlib1g-dev libseccomp-dev
-          librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 qpdf)
+          librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 python3-venv qpdf)
 if [[ ${1:-} == --e2e ]]; then
     PACKAGES+=(qemu-system-x86 busybox-static udev kmod cpio e2fsprogs libinput-tools
                python3-evdev python3-libevdev python3-yaml python3-pil dosfstools mtools)
@@ -33,6 +34,21 @@ if (( ${#missing[@]} > 0 )); then
     echo "install-deps: installing ${missing[*]}"
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# pyHanko (PyPI, not packaged by Debian 12), the second independent validator of the PAdES
+# signatures in the tests: in a venv of its own in the cache, never into the system's Python
+# (Debian 12 refuses pip there, PEP 668). The tests find it at $INKKIOSK_CACHE/pyhanko/bin/python.
+# Without network it is not fatal here (a build needs no pyHanko); the PAdES tests then fail, saying so.
+PYHANKO_VENV=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/pyhanko
+if ! "$PYHANKO_VENV/bin/python" -c 'import pyhanko.sign.validation, pyhanko_certvalidator' >/dev/null 2>&1; then
+    echo "install-deps: installing pyHanko (PyPI) into $PYHANKO_VENV"
+    rm -rf "$PYHANKO_VENV"
+    if ! { /usr/bin/python3 -m venv "$PYHANKO_VENV" &&
+           "$PYHANKO_VENV/bin/python" -m pip install -q 'pyhanko>=0.20' pyhanko-certvalidator; }; then
+        rm -rf "$PYHANKO_VENV"
+        echo "install-deps: warning: pyHanko could not be installed (no network?): the PAdES tests will fail until it is" >&2
+    fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

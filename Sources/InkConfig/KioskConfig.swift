@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import InkCore
 import InkAPI
+import InkDocumentSigning
 import InkStorage
 import TOMLKit
 
@@ -157,11 +158,15 @@ extension KioskConfig {
             }
         }
         if let t = r.table("signature", in: root, at: "") {
-            r.only(["outbox", "encrypt_to", "store_plaintext"], in: t, at: "signature")
+            r.only(["outbox", "encrypt_to", "store_plaintext", "sign_with"], in: t, at: "signature")
             if let v = r.path("outbox", in: t, at: "signature") { s.outbox = v }
             // Read once, here: a missing or wrong key stops the kiosk at start, and check-config says so.
             if let v = r.path("encrypt_to", in: t, at: "signature") {
                 do { s.encryptTo = try SealingKey.load(path: v) } catch { r.problem("signature.encrypt_to", "\(error)") }
+            }
+            // The same for the signing identity: its key must match its certificate before the kiosk starts.
+            if let v = r.path("sign_with", in: t, at: "signature") {
+                do { s.signWith = try DeviceSigner(pemFile: v) } catch { r.problem("signature.sign_with", "\(error)") }
             }
             if let v = r.bool("store_plaintext", in: t, at: "signature") {
                 s.storePlaintext = v

@@ -1,5 +1,6 @@
 import InkAPI
 import InkCore
+import InkDocumentSigning
 import InkRender
 import InkStorage
 
@@ -15,6 +16,9 @@ public struct ScreenSettings: Sendable, Equatable {
     public var outbox = "/var/lib/inkkiosk/outbox"
     /// `[signature] encrypt_to`: captures' PNG, SVG and InkML are stored only encrypted to this key.
     public var encryptTo: SealingKey? = nil
+    /// `[signature] sign_with`: the device's key and certificate (one PEM file) a PDF's ink is
+    /// signed with (PAdES baseline B-B); nil: ink only, no digital signature.
+    public var signWith: DeviceSigner? = nil
     /// `[signature] store_plaintext = true`: captures are stored readable. Signature mode needs
     /// this or `encryptTo`: a kiosk never stores signatures in plaintext by default.
     public var storePlaintext = false

@@ -347,7 +347,7 @@ public enum SealedFile {
         func number() throws(SealedFileError) -> Int { let b = try take(2); return Int(b.first!) << 8 | Int(b.last!) }
         let version = try take(1).first!
         guard version == Self.version || version == Self.boundVersion else {
-            throw SealedFileError(kind: .unsupported, description: "\(file): format version \(version); this inkkiosk reads version \(Self.version)")
+            throw SealedFileError(kind: .unsupported, description: "\(file): format version \(version); this inkkiosk reads versions 1 and 2")
         }
         let ids = [try number(), try number(), try number()]
         guard ids == suiteIDs.map(Int.init) else {

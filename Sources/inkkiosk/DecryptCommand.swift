@@ -38,7 +38,11 @@ struct DecryptCommand: ParsableCommand {
         var failures: [String] = []
         for file in try expand(files) {
             do {
-                print(try SealedFile.decrypt(file: file, with: opening, into: out))
+                let written = try SealedFile.decrypt(file: file, with: opening, into: out)
+                // A capture that signed a document says which (its hash was authenticated with the ink).
+                let sealed = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+                let bound = (try? SealedFile.header(of: sealed, file: file))?.document
+                print(written + (bound.map { "  (signed the document with SHA-256 \($0))" } ?? ""))
             } catch {
                 failures.append("\(error)")
             }

@@ -170,6 +170,10 @@ struct CheckConfigCommand: ParsableCommand {
             print("\(file): ok")
             if let key = config.screen.encryptTo { print("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
             if config.screen.storePlaintext { print("signatures are stored in plaintext (store_plaintext = true)") }
+            if let signer = config.screen.signWith {
+                print("signed PDFs get a PAdES signature by \(signer.subject) (\(signer.keyDescription))")
+                if let warning = signer.warning { print("warning: \(warning)") }
+            }
         } catch let e as ConfigError {
             throw CleanExit.message("\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s"):\n\(e)", code: 1)
         }

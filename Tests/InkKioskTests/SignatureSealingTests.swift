@@ -155,6 +155,24 @@ struct SignatureEncryption {
         #expect(CaptureDownload(kind: "pdf", of: plainFiles) == nil)
     }
 
+    /// A capture that signed a document is bound to it: the document's SHA-256 is in the
+    /// sealed header, authenticated with the ink; another hash in its place opens nothing.
+    @Test func aCaptureBoundToADocumentSaysWhichAndCannotBeRebound() throws {
+        let host = try opensslKeyPair(in: dir, "bound")
+        let key = try SealingKey.load(path: host.pub), opening = try OpeningKey.load(path: host.key)
+        let digest = String(repeating: "ab", count: 32), other = String(repeating: "cd", count: 32)
+        let sealed = try SealedFile.seal(Data("<ink/>".utf8), name: "sig-b.inkml", to: key, document: digest)
+        #expect(try SealedFile.header(of: sealed, file: "f").document == digest)
+        #expect(try SealedFile.open(sealed, file: "f", with: opening).plain == Data("<ink/>".utf8))
+        var rebound = sealed
+        let at = try #require(sealed.indices.first { sealed[$0...].starts(with: [0xab, 0xab, 0xab, 0xab]) })
+        rebound.replaceSubrange(at ..< at + 32, with: [UInt8](repeating: 0xcd, count: 32))
+        #expect(try SealedFile.header(of: rebound, file: "f").document == other)
+        #expect(throws: SealedFileError.self) { try SealedFile.open(rebound, file: "f", with: opening) }
+        #expect(try SealedFile.header(of: SealedFile.seal(Data(), name: "sig-b.png", to: key), file: "f").document == nil)
+        #expect(throws: (any Error).self) { try SealedFile.seal(Data(), name: "sig-b.png", to: key, document: "not-a-hash") }
+    }
+
     @Test func aWrongKeyATamperedByteAndAMovedFileAreRefused() throws {
         let host = try opensslKeyPair(in: dir, "host"), other = try opensslKeyPair(in: dir, "other")
         let key = try SealingKey.load(path: host.pub)
@@ -183,8 +201,13 @@ struct SignatureEncryption {
         otherFingerprint[8 + 1 + 6] ^= 0x80
         #expect(refusal(otherFingerprint)?.kind == .wrongKey)
         var version = png
-        version[8] = 2
-        #expect(refusal(version)?.description == "x.png.hpke: format version 2; this inkkiosk reads version 1")
+        version[8] = 3
+        #expect(refusal(version)?.description == "x.png.hpke: format version 3; this inkkiosk reads versions 1 and 2")
+        // A file bound to no document made to say it is bound (version 2): the header is
+        // authenticated, so nothing opens (whatever the bytes read as).
+        var bound = png
+        bound[8] = 2
+        #expect(refusal(bound) != nil)
         #expect(refusal(png.prefix(header.length - 3))?.kind == .truncated)
         #expect(refusal(png.prefix(header.length + 10))?.kind == .truncated)
         #expect(refusal(png.dropLast())?.kind == .authentication)

@@ -29,6 +29,7 @@ extension ScreenSettings {
             var s = SignatureScreen.Settings()
             s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
             s.encryptTo = encryptTo
+            s.digitalSigner = signWith
             if api != nil {
                 s.documentReader = pdfHelper()
                 s.documentLimits = Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import InkConfig
 import InkCore
+import InkDocumentSigning
 import InkStorage
 import InkRender
 import InkPipeline
