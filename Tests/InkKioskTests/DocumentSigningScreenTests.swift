@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import InkConfig
 import InkCore
+import InkAPI
 import InkDocument
+import InkDocumentSigning
 import InkRender
 @testable import InkKiosk
 @testable import InkStorage
@@ -100,6 +102,31 @@ import InkRender
             && $0.y >= Int(842 - r.y1) - 1 && $0.y <= Int(842 - r.y0) + 1 }
         #expect(inside.count > 150, "ink in the field: \(inside.count) pixels")
         #expect(changed.count == inside.count, "\(changed.count - inside.count) pixels changed outside the field")
+    }
+
+    /// Through the desk, as the API hands it over: the host hears "accepted" with the signed
+    /// PDF among the files, and with the device's identity the update is a digital signature.
+    @Test func theHostGetsTheSignedPDFDigitallySignedByTheDevice() throws {
+        var document = try contract()
+        document.review = .none
+        let (booth, screen) = try booth()
+        var settings = screen.settings
+        settings.digitalSigner = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
+        let signing = SignatureScreen(settings: settings, metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
+        let desk = try SignatureDesk(defaultTimeout: nil)
+        signing.serve(desk)
+        let booth2 = try Booth(screen: signing, like: booth)
+        let request = try desk.start(prompt: "Sign here", timeout: nil, document: document)
+        try booth2.frame()
+        let box = try #require(signing.session?.box, "straight to the signing view")
+        try booth2.draw([Point(box.minX + 80, box.maxY - 60), Point(box.minX + 400, box.minY + 50), Point(box.maxX - 100, box.maxY - 80)])
+        try booth2.tap(.accept)
+        let status = try #require(desk.status(id: request.id))
+        let pdf = try #require(status.files?.pdf, "\(status)")
+        #expect(status.state == .accepted && status.document?.sha256 == document.sha256 && status.document?.field == "customer")
+        let pdfsig = try run(try #require(which("pdfsig"), "pdfsig (poppler-utils): run make deps"), [pdf])
+        #expect(pdfsig.stdout.contains("Signature Validation: Signature is Valid."), "\(pdfsig.stdout)")
+        #expect(pdfsig.stdout.contains("Kiosk 7"), "the device's certificate: \(pdfsig.stdout)")
     }
 
     @Test func aDocumentThatCannotBeReadEndsTheRequestWithWhy() throws {

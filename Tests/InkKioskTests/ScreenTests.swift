@@ -42,6 +42,14 @@ final class Booth {
         try frame()
     }
 
+    /// Another screen on `other`'s pipeline and display (a screen made with other settings).
+    init(screen: KioskScreen, like other: Booth) throws {
+        pipeline = other.pipeline
+        display = other.display
+        self.screen = screen
+        try frame()
+    }
+
     var context: ScreenContext {
         if let writer {
             return ScreenContext(pipeline: pipeline, journal: writer, chores: chores, log: { [unowned self] in logged.append($0) })
