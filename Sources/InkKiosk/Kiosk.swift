@@ -271,7 +271,7 @@ public final class Kiosk {
         }
         display.onFlipComplete = { [unowned self] time in latency.flipCompleted(at: time, now: monotonicNow()) }
         try loop.watch(signals: Self.loopSignals) { [unowned self] signal in handle(signal) }
-        if let fd = screen.wakeFD { try loop.watch(fd) { [unowned self] in updateScreen() } }
+        for fd in screen.wakeFDs { try loop.watch(fd) { [unowned self] in updateScreen() } }
         if let journalWake { try loop.watch(journalWake.fd) { [unowned self] in journalWake.drain(); journalChanged() } }
         if let apiStopped, let api {
             try loop.watch(apiStopped.fd) { [unowned self] in

@@ -66,6 +66,7 @@ import InkRender
         // Sign before page 2 was shown: refused, still reading.
         try booth.tap(.sign)
         #expect(screen.session?.phase == .review(page: 1))
+        #expect(screen.message == Notice("Please read every page before signing", warning: true), "\(String(describing: screen.message))")
         try booth.tap(.nextPage)
         #expect(screen.session?.phase == .review(page: 2))
         try booth.png("document-review-page2")

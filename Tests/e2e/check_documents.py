@@ -28,6 +28,8 @@ def page_changes(a, b, page, field):
         images = []
         for i, pdf in enumerate((a, b)):
             run("pdftoppm", "-png", "-r", "72", "-f", str(page), "-l", str(page), "-singlefile", pdf, f"{d}/p{i}")
+            if not os.path.exists(f"{d}/p{i}.png"):
+                return 0, -1   # no page to compare: the check fails
             images.append(Image.open(f"{d}/p{i}.png").convert("L"))
     diff = ImageChops.difference(*images).point(lambda v: 255 if v > 24 else 0)
     x0, y0, x1, y1 = field

@@ -38,7 +38,7 @@ public final class ClassroomScreen: KioskScreen {
     var message: Notice?
     public var storageWarning: String?
     /// Worksheets are listed, opened and their pages drawn by poppler on a thread of their own.
-    public var wakeFD: Int32? { sheets.wakeFD }
+    public var wakeFDs: [Int32] { [sheets.wakeFD].compactMap { $0 } }
     /// Files written by the last save.
     public private(set) var lastSaved: [String] = []
     /// The notebook's pages' revisions when they were last saved (nil: never): what is unsaved.

@@ -8,7 +8,7 @@ public final class DrawScreen: KioskScreen {
     private let style: ScreenStyle
     private let text: UIText
     public var storageWarning: String?
-    public var wakeFD: Int32? { nil }
+    public var wakeFDs: [Int32] { [] }
 
     public init(text: UIText, buttonMM: Double, metrics: ScreenMetrics) {
         self.text = text

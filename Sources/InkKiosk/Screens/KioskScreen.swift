@@ -30,9 +30,9 @@ public protocol KioskScreen: AnyObject {
     func update(_ context: ScreenContext) throws
     /// Why ink cannot be saved right now (disk full, read-only), shown until it can again.
     var storageWarning: String? { get set }
-    /// A file descriptor that becomes readable when the screen has work from elsewhere (the
-    /// signature API); the kiosk watches it and calls `update`.
-    var wakeFD: Int32? { get }
+    /// File descriptors that become readable when the screen has work from elsewhere (the
+    /// signature API, pages drawn on the sheets' thread); the kiosk watches them and calls `update`.
+    var wakeFDs: [Int32] { get }
     /// What the status line adds about this screen (systemd's STATUS=), if anything.
     func status(_ pipeline: FramePipeline) -> String?
 }

@@ -109,7 +109,8 @@ extension SignatureScreen {
         return barControls([(.cancel, t.cancel, .normal),
                             (.previousPage, "‹", page > 1 ? .normal : .disabled),
                             (.nextPage, "›", page < session.pages ? .normal : .disabled),
-                            (.sign, t.sign, session.reviewed ? .primary : .disabled)])
+                            // Not disabled before the pages were read: a tap on it says what is missing.
+                            (.sign, t.sign, session.reviewed ? .primary : .normal)])
     }
 
     func showDocument(_ session: DocumentSession, _ pipeline: FramePipeline) throws {

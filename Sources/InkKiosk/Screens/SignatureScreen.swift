@@ -63,7 +63,7 @@ public final class SignatureScreen: KioskScreen {
     /// The capture whose files are being written (Accept was pressed): the buttons wait.
     private var saving: String?
     public var storageWarning: String?
-    public var wakeFD: Int32? { host?.wakeFD }
+    public var wakeFDs: [Int32] { [host?.wakeFD, sheets.wakeFD].compactMap { $0 } }
     /// Where requests come from and outcomes go (the local API), if hosted.
     var host: (any SignatureHost)?
     /// Called when a host's request ends (accepted, cancelled, timed out).
@@ -110,6 +110,7 @@ public final class SignatureScreen: KioskScreen {
 
     public func update(_ context: ScreenContext) throws {
         host?.deliver(to: self, context)
+        sheets.deliver()   // pages of a document drawn meanwhile
         let pipeline = context.pipeline
         let controls = self.controls()
         for press in pipeline.takePresses() {
