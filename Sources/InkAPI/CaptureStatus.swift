@@ -34,27 +34,8 @@ public struct CaptureFiles: Codable, Sendable, Equatable {
     }
 }
 
-/// The document a capture signs, as the host sees it in the capture's status: which stored
-/// document (and its SHA-256, what the signature is bound to), which field, where.
-public struct CaptureDocument: Codable, Sendable, Equatable {
-    public var id: String
-    public var sha256: String
-    public var field: String
-    /// 1-based.
-    public var page: Int
-    /// [x0, y0, x1, y1] in PDF points.
-    public var rect: [Double]
-
-    public init(id: String, sha256: String, field: String, page: Int, rect: [Double]) {
-        self.id = id; self.sha256 = sha256; self.field = field; self.page = page; self.rect = rect
-    }
-
-    public init(_ document: DocumentToSign) {
-        let r = document.rect
-        self.init(id: document.id, sha256: document.sha256, field: document.fieldName, page: document.pageIndex + 1,
-                  rect: [r.x0, r.y0, r.x1, r.y1])
-    }
-}
+/// The document a capture signs, as the host sees it in the capture's status.
+public typealias CaptureDocument = SignedPlace
 
 /// One signature request as the host sees it (`GET /signatures/{id}`).
 public struct CaptureStatus: Codable, Sendable, Equatable {

@@ -46,7 +46,7 @@ public final class SignatureDesk: Sendable {
             var id = CaptureID.make(at: now)
             while l.status(id) != nil { id = CaptureID.make(at: now) }
             let status = CaptureStatus(id: id, state: .waiting, prompt: prompt, timeout: limit, created: Timestamp.string(now),
-                                       document: document.map(CaptureDocument.init))
+                                       document: document?.place)
             l.waiting = Pending(status: status)
             return .success(status)
         }

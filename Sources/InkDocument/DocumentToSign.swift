@@ -53,6 +53,30 @@ public struct DocumentToSign: Sendable, Equatable {
     }
 }
 
+/// Which document a capture signed and where, as the host's status, the request log and the
+/// capture's record name it: the stored document's id, its SHA-256 (what the capture is bound
+/// to), the field, its 1-based page and its rectangle in points.
+public struct SignedPlace: Codable, Sendable, Equatable {
+    public var id: String
+    public var sha256: String
+    public var field: String
+    /// 1-based.
+    public var page: Int
+    /// [x0, y0, x1, y1] in PDF points.
+    public var rect: [Double]
+
+    public init(id: String, sha256: String, field: String, page: Int, rect: [Double]) {
+        self.id = id; self.sha256 = sha256; self.field = field; self.page = page; self.rect = rect
+    }
+}
+
+extension DocumentToSign {
+    /// What the host's status and the records name of this request's document.
+    public var place: SignedPlace {
+        SignedPlace(id: id, sha256: sha256, field: fieldName, page: pageIndex + 1, rect: [rect.x0, rect.y0, rect.x1, rect.y1])
+    }
+}
+
 extension SignableDocument {
     /// Where `target` puts its ink in this document, or why it cannot: no such field, a field
     /// signed already, on no page, invisible; a place off the document's pages. Rotated pages

@@ -64,11 +64,8 @@ struct DocumentSignature {
         } catch {
             throw StorageError(description: "cannot sign \(document.path) at '\(document.fieldName)': \(error)")
         }
-        let r = document.rect
-        let record = SignatureCapture.Metadata.SignedDocument(
-            id: document.id, sha256: document.sha256, field: document.fieldName, page: document.pageIndex + 1,
-            rect: [r.x0, r.y0, r.x1, r.y1], digitallySigned: signer != nil, embedded: evidence?.name,
-            pagesShown: self.signed.pagesShown)
+        let record = SignatureCapture.Metadata.SignedDocument(place: document.place, digitallySigned: signer != nil,
+                                                              embedded: evidence?.name, pagesShown: self.signed.pagesShown)
         return (signed.bytes, record)
     }
 

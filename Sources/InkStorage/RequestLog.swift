@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InkDocument
 import Glibc
 
 /// The host's signature requests as the outbox remembers them across restarts: `.requests`, one
@@ -27,19 +28,8 @@ public struct RequestLog: Sendable {
         }
     }
 
-    /// A request's document as the API's status names it (`CaptureDocument`): id, SHA-256,
-    /// field, 1-based page, rectangle in points.
-    public struct Document: Codable, Sendable, Equatable {
-        public var id: String
-        public var sha256: String
-        public var field: String
-        public var page: Int
-        public var rect: [Double]
-
-        public init(id: String, sha256: String, field: String, page: Int, rect: [Double]) {
-            self.id = id; self.sha256 = sha256; self.field = field; self.page = page; self.rect = rect
-        }
-    }
+    /// A request's document as the API's status names it.
+    public typealias Document = SignedPlace
 
     public static let fileName = ".requests"
     public let path: String

@@ -33,23 +33,40 @@ public struct SignatureCapture: Sendable {
             public var width: Int, height: Int, dpi: Double
         }
 
-        /// The document signed, and where: the capture is bound to its SHA-256 (in the sealed
-        /// files' authenticated headers too).
+        /// The document signed, and where (`SignedPlace`'s keys: id, sha256, field, page,
+        /// rect): the capture is bound to its SHA-256 (in the sealed files' authenticated headers
+        /// too); and what the update carried.
         public struct SignedDocument: Codable, Sendable, Equatable {
-            public var id: String
-            /// Of the document as the host sent it: a byte prefix of `NAME.pdf`.
-            public var sha256: String
-            public var field: String
-            /// 1-based.
-            public var page: Int
-            /// The field's rectangle in points.
-            public var rect: [Double]
+            public var place: SignedPlace
             /// Whether the update carries a digital signature (PAdES) besides the ink.
             public var digitallySigned: Bool
             /// The sealed InkML embedded in the PDF, if any.
             public var embedded: String?
             /// The pages the signer was shown before signing (1-based, in order).
             public var pagesShown: [Int]
+
+            enum CodingKeys: String, CodingKey { case digitallySigned, embedded, pagesShown }
+
+            public init(place: SignedPlace, digitallySigned: Bool, embedded: String?, pagesShown: [Int]) {
+                self.place = place; self.digitallySigned = digitallySigned; self.embedded = embedded; self.pagesShown = pagesShown
+            }
+
+            // One flat object: the place's keys beside the others.
+            public init(from decoder: any Decoder) throws {
+                place = try SignedPlace(from: decoder)
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                digitallySigned = try c.decode(Bool.self, forKey: .digitallySigned)
+                embedded = try c.decodeIfPresent(String.self, forKey: .embedded)
+                pagesShown = try c.decode([Int].self, forKey: .pagesShown)
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                try place.encode(to: encoder)
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(digitallySigned, forKey: .digitallySigned)
+                try c.encodeIfPresent(embedded, forKey: .embedded)
+                try c.encode(pagesShown, forKey: .pagesShown)
+            }
         }
 
         public struct Encryption: Codable, Sendable, Equatable {

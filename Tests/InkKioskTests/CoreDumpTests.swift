@@ -95,10 +95,13 @@ import Testing
         #expect(kiosk.isRunning, "still waiting for its key file")
         #expect(coreLimit(pid) == "0 0", "core size limit: \(coreLimit(pid) ?? "?")")
 
-        // Let it read the key: it names the FIFO (not a key file) and stops; it was waiting there.
-        let fd = open(key, O_WRONLY | O_NONBLOCK)
-        #expect(fd >= 0, "the kiosk has the FIFO open for reading")
-        if fd >= 0 { close(fd) }
+        // Let it read the key: it names the FIFO (not a key file) and stops. It may not have
+        // reached the FIFO yet (a writer's non-blocking open fails until a reader has it open):
+        // wait for that, and never leave it blocked there (the suite would wait for it forever).
+        var fd: Int32 = -1
+        let opened = waitFor { fd = open(key, O_WRONLY | O_NONBLOCK); return fd >= 0 }
+        #expect(opened, "the kiosk opens the FIFO for reading")
+        if fd >= 0 { close(fd) } else { kiosk.terminate() }
         kiosk.waitUntilExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(kiosk.terminationStatus == 1 && said.contains("\(config):2: signature.encrypt_to: \(key): not a regular file"), "\(said)")

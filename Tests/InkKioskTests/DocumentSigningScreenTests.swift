@@ -94,7 +94,7 @@ import InkRender
         #expect(signed.count > original.count && signed.prefix(original.count) == original, "the original is a byte prefix")
         let json = try #require(paths.first { $0.hasSuffix(".json") })
         let meta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
-        #expect(meta.document?.sha256 == document.sha256 && meta.document?.field == "customer" && meta.document?.page == 2)
+        #expect(meta.document?.place == document.place && meta.document?.place.page == 2 && meta.document?.pagesShown == [1, 2])
 
         // The ink, rasterised: inside the field's rectangle, and nowhere else on the page.
         let changed = try PDFPixels.changed(from: document.path, to: pdf, page: 2, dir: dir)

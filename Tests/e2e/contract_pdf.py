@@ -10,6 +10,8 @@ The fields' rectangles (points, y up) are FIELDS below; the e2e's document sessi
 checks use them."""
 import sys
 
+from worksheet_pdf import write_pdf
+
 FIELDS = {"customer": (72, 150, 282, 210), "witness": (320, 150, 530, 210)}
 CLAUSES = [
     "1. The hirer receives the bicycle in good order and returns it by the agreed date.",
@@ -49,18 +51,7 @@ def contract_pdf(path):
                        f"/Rect [{' '.join(map(str, rect))}] >>".encode())
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>")
-    out, offsets = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"), []
-    for i, body in enumerate(objects):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % (i + 1) + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for o in offsets:
-        out += b"%010d 00000 n \n" % o
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    with open(path, "wb") as f:
-        f.write(out)
-
+    write_pdf(path, objects, header=b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 
 if __name__ == "__main__":
     contract_pdf(sys.argv[1])

@@ -57,7 +57,13 @@ def worksheet_pdf(path, pages=2, title="Fractions", lines=0, scanned=False):
                        f"/Resources << /Font << /F1 3 0 R /F2 5 0 R >> {image} >> >>".encode())
         kids.append(f"{len(objects)} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {pages} >>".encode()
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    write_pdf(path, objects, header=b"%PDF-1.4\n", trailer=b"/Info 4 0 R")
+
+
+def write_pdf(path, objects, header, trailer=b""):
+    """Objects numbered from 1 (the first the catalog), a cross-reference table, the trailer
+    (`trailer`: its keys besides /Size and /Root)."""
+    out, offsets = bytearray(header), []
     for i, body in enumerate(objects):
         offsets.append(len(out))
         out += b"%d 0 obj\n" % (i + 1) + body + b"\nendobj\n"
@@ -65,7 +71,7 @@ def worksheet_pdf(path, pages=2, title="Fractions", lines=0, scanned=False):
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     for o in offsets:
         out += b"%010d 00000 n \n" % o
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer, xref)
     with open(path, "wb") as f:
         f.write(out)
 

@@ -42,8 +42,7 @@ public final class OutboxArchive: CaptureArchive {
             case .started:
                 if byID[entry.id] == nil { order.append(entry.id) }
                 byID[entry.id] = CaptureStatus(id: entry.id, state: .waiting, prompt: entry.prompt, timeout: entry.timeout, created: entry.at,
-                                               document: entry.document.map { CaptureDocument(id: $0.id, sha256: $0.sha256, field: $0.field,
-                                                                                              page: $0.page, rect: $0.rect) })
+                                               document: entry.document)
             case .ended:
                 guard var status = byID[entry.id], let state = entry.state.flatMap(CaptureState.init(rawValue:)) else { continue }
                 status.state = state; status.finished = entry.at; status.reason = entry.reason
@@ -102,7 +101,7 @@ public final class OutboxArchive: CaptureArchive {
 
     public func started(_ status: CaptureStatus) throws {
         try appends.sync {
-            let document = status.document.map { RequestLog.Document(id: $0.id, sha256: $0.sha256, field: $0.field, page: $0.page, rect: $0.rect) }
+            let document = status.document
             try log.append(.init(id: status.id, event: .started, at: status.created, prompt: status.prompt, timeout: status.timeout,
                                  document: document), durable: true)
         }
