@@ -1,31 +1,41 @@
 import CCairo
 import InkCore
 
-/// Draws ink with cairo: vector figures as they are, ink shapes as the figures `StrokeVectors`
-/// makes of them (one colour's consecutive shapes filled as a single path, so the pieces of one
-/// stroke never show seams between them).
+/// Draws ink with cairo: ink shapes as the figures `StrokeVectors` makes of them (one colour's
+/// consecutive shapes filled as a single path, so the pieces of one stroke never show seams
+/// between them), sent straight to cairo as they are made.
 enum ShapePainter {
     static func draw(_ shapes: [InkShape], in cr: OpaquePointer, alpha: Double = 1) {
-        draw(StrokeVectors.figures(of: shapes), in: cr, alpha: alpha)
+        var sink = CairoSink(cr: cr, alpha: alpha)
+        StrokeVectors.emit(shapes, into: &sink)
     }
 
-    /// Each figure a path of its own, filled (non-zero rule) or stroked (round caps and joins).
-    static func draw(_ figures: [VectorFigure], in cr: OpaquePointer, alpha: Double = 1) {
-        for figure in figures {
-            cairo_new_path(cr)
-            for segment in figure.segments {
-                switch segment {
-                case .move(let p): cairo_move_to(cr, p.x, p.y)
-                case .line(let p): cairo_line_to(cr, p.x, p.y)
-                case .cubic(let b, let c, let p): cairo_curve_to(cr, b.x, b.y, c.x, c.y, p.x, p.y)
-                case .circle(let c, let r):
-                    cairo_new_sub_path(cr)
-                    cairo_arc(cr, c.x, c.y, r, 0, 2 * .pi)
-                case .close: cairo_close_path(cr)
-                }
+    /// Figures straight into cairo as they are made (the screen keeps none of them).
+    struct CairoSink: VectorSink {
+        let cr: OpaquePointer
+        let alpha: Double
+        /// A fill or stroke ends cairo's path; the first segment after one begins a new one.
+        private var pathStarted = false
+
+        init(cr: OpaquePointer, alpha: Double) { self.cr = cr; self.alpha = alpha }
+
+        mutating func add(_ segment: VectorFigure.Segment) {
+            if !pathStarted { cairo_new_path(cr); pathStarted = true }
+            switch segment {
+            case .move(let p): cairo_move_to(cr, p.x, p.y)
+            case .line(let p): cairo_line_to(cr, p.x, p.y)
+            case .cubic(let b, let c, let p): cairo_curve_to(cr, b.x, b.y, c.x, c.y, p.x, p.y)
+            case .circle(let c, let r):
+                cairo_new_sub_path(cr)
+                cairo_arc(cr, c.x, c.y, r, 0, 2 * .pi)
+            case .close: cairo_close_path(cr)
             }
-            let c = figure.color
-            switch figure.painting {
+        }
+
+        mutating func paint(_ painting: VectorFigure.Painting, color c: RGBA) {
+            if !pathStarted { cairo_new_path(cr) }
+            pathStarted = false
+            switch painting {
             case .fill:
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * alpha)

@@ -6,6 +6,7 @@ import InkCore
 /// figures are what a signed PDF's field shows (InkDocument's `VectorInk`).
 enum VectorStroke {
     static func draw(_ stroke: Stroke, in cr: OpaquePointer) {
-        ShapePainter.draw(StrokeVectors.figures(of: stroke), in: cr)
+        var sink = ShapePainter.CairoSink(cr: cr, alpha: 1)
+        StrokeVectors.emit(stroke, into: &sink)
     }
 }

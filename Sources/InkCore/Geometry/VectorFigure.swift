@@ -44,3 +44,25 @@ extension VectorFigure.Segment {
         ]
     }
 }
+
+/// Where figures go as they are made: a path's segments, then how that path is painted. The
+/// screen's painter sends them straight to cairo (no figure is kept); files and signed PDFs
+/// collect them (`FigureList`).
+public protocol VectorSink {
+    mutating func add(_ segment: VectorFigure.Segment)
+    /// The segments added since the last paint make one figure, painted so.
+    mutating func paint(_ painting: VectorFigure.Painting, color: RGBA)
+}
+
+/// The figures, kept.
+public struct FigureList: VectorSink {
+    public private(set) var figures: [VectorFigure] = []
+    private var segments: [VectorFigure.Segment] = []
+    public init() {}
+    public mutating func add(_ segment: VectorFigure.Segment) { segments.append(segment) }
+    public mutating func paint(_ painting: VectorFigure.Painting, color: RGBA) {
+        figures.append(VectorFigure(segments, painting: painting, color: color))
+        segments.removeAll(keepingCapacity: true)
+    }
+}
+

@@ -18,22 +18,37 @@ public enum StrokeVectors {
     /// The stroke's figures, in the order they are painted. The stroke's opacity is not in
     /// their colours (each is opaque): it applies to the stroke as a whole.
     public static func figures(of stroke: Stroke) -> [VectorFigure] {
+        var list = FigureList()
+        emit(stroke, into: &list)
+        return list.figures
+    }
+
+    /// Ink shapes as figures (`emit(_:into:)` for shapes).
+    public static func figures(of shapes: [InkShape]) -> [VectorFigure] {
+        var list = FigureList()
+        emit(shapes, into: &list)
+        return list.figures
+    }
+
+    /// The stroke's figures, into `sink`.
+    public static func emit<Sink: VectorSink>(_ stroke: Stroke, into sink: inout Sink) {
         let samples = stroke.samples, brush = stroke.brush
         let shaper = StrokeShaper(brush: brush)
         guard brush.tool == .pen || brush.tool == .highlighter else {
-            return figures(of: samples.indices.flatMap { shaper.piece($0, samples: samples, nibAngles: stroke.nibAngles).shapes })
+            emit(samples.indices.flatMap { shaper.piece($0, samples: samples, nibAngles: stroke.nibAngles).shapes }, into: &sink)
+            return
         }
-        guard let first = samples.first else { return [] }
+        guard let first = samples.first else { return }
         let color = brush.color.withAlpha(1)
         if samples.count == 1 {
-            let radius = max(brush.inkWidth(pressure: first.pressure) / 2, thinnest)
-            return [VectorFigure([.circle(center: first.location, radius: radius)], painting: .fill, color: color)]
+            sink.add(.circle(center: first.location, radius: max(brush.inkWidth(pressure: first.pressure) / 2, thinnest)))
+            sink.paint(.fill, color: color)
+            return
         }
-        var figures: [VectorFigure] = []
-        var run: (width: Double, segments: [Segment])?
+        var run: Double?
         func endRun() {
-            guard let r = run else { return }
-            figures.append(VectorFigure(r.segments, painting: .stroke(width: max(r.width, thinnest)), color: color))
+            guard let width = run else { return }
+            sink.paint(.stroke(width: max(width, thinnest)), color: color)
             run = nil
         }
         var previousWidth = brush.inkWidth(pressure: first.pressure)
@@ -42,54 +57,64 @@ public enum StrokeVectors {
             // The screen's band widens evenly from one sample's width to the next: its middle.
             let pieceWidth = (previousWidth + width) / 2
             previousWidth = width
-            if let r = run, abs(r.width - pieceWidth) > sameWidth { endRun() }
-            if run == nil { run = (pieceWidth, [.move(samples[k - 1].location)]) }
+            if let w = run, abs(w - pieceWidth) > sameWidth { endRun() }
+            if run == nil {
+                run = pieceWidth
+                sink.add(.move(samples[k - 1].location))
+            }
             let (b, c) = shaper.centreline(k, samples: samples).bezierControls
-            run?.segments.append(.cubic(b, c, samples[k].location))
+            sink.add(.cubic(b, c, samples[k].location))
         }
         endRun()
-        return figures
     }
 
-    /// Ink shapes as figures: consecutive shapes of one colour filled as a single path (non-zero
-    /// rule), so the pieces of one stroke never show seams between them; a polyline stroked on
-    /// its own, after what was filled before it.
-    public static func figures(of shapes: [InkShape]) -> [VectorFigure] {
-        var figures: [VectorFigure] = []
+    /// Ink shapes into `sink`: consecutive shapes of one colour filled as a single path
+    /// (non-zero rule), so the pieces of one stroke never show seams between them; a polyline
+    /// stroked on its own, after what was filled before it.
+    public static func emit<Sink: VectorSink>(_ shapes: [InkShape], into sink: inout Sink) {
         var i = 0
         while i < shapes.count {
             let color = shapes[i].color
-            var filled: [Segment] = [], hasFill = false
+            var hasFill = false
             var j = i
             while j < shapes.count, shapes[j].color == color {
                 switch shapes[j].path {
                 case .polygon(let pts):
-                    filled += polygon(pts); hasFill = true
+                    addPolygon(pts, into: &sink); hasFill = true
                 case .disc(let c, let r):
-                    filled += [.circle(center: c, radius: max(r, thinnest)), .close]; hasFill = true
+                    sink.add(.circle(center: c, radius: max(r, thinnest))); sink.add(.close); hasFill = true
                 case .polyline(let pts, let w):
-                    if hasFill { figures.append(VectorFigure(filled, painting: .fill, color: color)); filled = []; hasFill = false }
+                    if hasFill { sink.paint(.fill, color: color); hasFill = false }
                     if let first = pts.first {
-                        let segments = [Segment.move(first)] + pts.dropFirst().map { Segment.line($0) }
-                        figures.append(VectorFigure(segments, painting: .stroke(width: w), color: color))
+                        sink.add(.move(first))
+                        for p in pts.dropFirst() { sink.add(.line(p)) }
+                        sink.paint(.stroke(width: w), color: color)
                     }
                 }
                 j += 1
             }
             // A polygon too small to have an area is still a fill (of nothing), as before.
-            if hasFill { figures.append(VectorFigure(filled, painting: .fill, color: color)) }
+            if hasFill { sink.paint(.fill, color: color) }
             i = j
         }
-        return figures
     }
 
     /// The polygon turning the same way as a circle (clockwise on screen): with the non-zero
     /// rule, a polygon and a disc of opposite turns would cancel where they overlap.
-    private static func polygon(_ pts: [Point]) -> [Segment] {
-        guard pts.count >= 3 else { return [] }
+    private static func addPolygon<Sink: VectorSink>(_ pts: [Point], into sink: inout Sink) {
+        guard pts.count >= 3 else { return }
         var twiceArea = 0.0
-        for (a, b) in zip(pts, pts.dropFirst() + [pts[0]]) { twiceArea += a.x * b.y - b.x * a.y }
-        let ordered = twiceArea >= 0 ? pts : pts.reversed()
-        return [.move(ordered[0])] + ordered.dropFirst().map { .line($0) } + [.close]
+        for k in pts.indices {
+            let a = pts[k], b = pts[k + 1 == pts.count ? 0 : k + 1]
+            twiceArea += a.x * b.y - b.x * a.y
+        }
+        if twiceArea >= 0 {
+            sink.add(.move(pts[0]))
+            for p in pts.dropFirst() { sink.add(.line(p)) }
+        } else {
+            sink.add(.move(pts[pts.count - 1]))
+            for p in pts.dropLast().reversed() { sink.add(.line(p)) }
+        }
+        sink.add(.close)
     }
 }
