@@ -70,7 +70,7 @@ let package = Package(
         // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
         // that hands the host's requests to the kiosk thread.
         // Hosts' documents (uploaded PDFs) are read with InkDocument and hashed with swift-crypto's SHA-256.
-        .target(name: "InkAPI", dependencies: ["InkLoop", "InkDocument",
+        .target(name: "InkAPI", dependencies: ["InkCore", "InkLoop", "InkDocument",
                                               .product(name: "Crypto", package: "swift-crypto"),
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),

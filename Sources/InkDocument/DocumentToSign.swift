@@ -82,29 +82,18 @@ extension SignableDocument {
     /// signed already, on no page, invisible; a place off the document's pages. Rotated pages
     /// are refused: the signing view maps the page's own axes onto the screen's.
     public func place(of target: SignatureTarget) throws -> (pageIndex: Int, rect: PDFRect, pageBox: PDFRect) {
+        // What signing itself refuses (`InkSigning`), then what the signing view needs besides.
         let pageIndex: Int, rect: PDFRect
         switch target {
         case .field(let name):
-            guard let field = signatureFields.first(where: { $0.name == name }) else {
-                if fieldNames.contains(name) { throw PDFError.refused("the field '\(name)' is not a signature field") }
-                let known = signatureFields.map { "'\($0.name)'" }.joined(separator: ", ")
-                throw PDFError.refused("no signature field '\(name)' (the document has \(known.isEmpty ? "none" : known))")
-            }
-            guard !field.isSigned else { throw PDFError.refused("the field '\(name)' is signed already") }
-            guard let widget = field.widgets.first, let index = widget.pageIndex, pages.indices.contains(index) else {
+            let (_, widget) = try InkSigning.existingField(name, in: self)
+            guard let index = widget.pageIndex, pages.indices.contains(index) else {
                 throw PDFError.refused("the field '\(name)' is on no page")
-            }
-            guard widget.rect.isFinite, widget.rect.width > 0, widget.rect.height > 0 else {
-                throw PDFError.refused("the field '\(name)' has no area (its /Rect is \(widget.rect))")
             }
             (pageIndex, rect) = (index, widget.rect)
         case .newField(let name, let index, let r):
-            guard !name.isEmpty, !name.contains(".") else { throw PDFError.refused("'\(name)' cannot name a new field (not empty, no '.')") }
-            guard !fieldNames.contains(name) else { throw PDFError.refused("the document has a field '\(name)' already") }
-            guard pages.indices.contains(index) else {
-                throw PDFError.refused("no page \(index + 1): the document has \(pages.count)")
-            }
-            guard r.isFinite, r.width >= 1, r.height >= 1 else { throw PDFError.refused("the rectangle \(r) has no area") }
+            _ = try InkSigning.newFieldPlace(name, index, r, in: self)
+            guard r.width >= 1, r.height >= 1 else { throw PDFError.refused("the rectangle \(r) has no area") }
             (pageIndex, rect) = (index, r)
         }
         let page = pages[pageIndex]

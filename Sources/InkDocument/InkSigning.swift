@@ -79,7 +79,7 @@ public enum InkSigning {
     }
 
     /// The unsigned signature field `name` and the widget its ink goes into.
-    private static func existingField(_ name: String, in signable: SignableDocument) throws -> (SignatureField, SignatureWidget) {
+    static func existingField(_ name: String, in signable: SignableDocument) throws -> (SignatureField, SignatureWidget) {
         guard let field = signable.signatureFields.first(where: { $0.name == name }) else {
             if signable.fieldNames.contains(name) { throw PDFError.refused("the field '\(name)' is not a signature field") }
             let known = signable.signatureFields.map { "'\($0.name)'" }.joined(separator: ", ")
@@ -94,7 +94,7 @@ public enum InkSigning {
     }
 
     /// The page a new field goes on, once its name and place are known to be usable.
-    private static func newFieldPlace(_ name: String, _ pageIndex: Int, _ rect: PDFRect, in signable: SignableDocument) throws -> PDFPage {
+    static func newFieldPlace(_ name: String, _ pageIndex: Int, _ rect: PDFRect, in signable: SignableDocument) throws -> PDFPage {
         guard !name.isEmpty, !name.contains(".") else {
             throw PDFError.refused("'\(name)' cannot name a new field (not empty, no '.': it would name a field inside another)")
         }

@@ -1,3 +1,4 @@
+import InkCore
 /// One token of PDF syntax.
 enum PDFToken: Equatable {
     case integer(Int64)
@@ -141,8 +142,8 @@ struct PDFLexer {
         position += 1
         var out: [UInt8] = []
         while let c = peek, Self.isRegular(c) {
-            if c == UInt8(ascii: "#"), let h = byte(at: position + 1).flatMap(Self.hexValue),
-               let l = byte(at: position + 2).flatMap(Self.hexValue) {
+            if c == UInt8(ascii: "#"), let h = byte(at: position + 1).flatMap(hexDigitValue),
+               let l = byte(at: position + 2).flatMap(hexDigitValue) {
                 out.append(h << 4 | l)
                 position += 3
             } else {
@@ -152,15 +153,6 @@ struct PDFLexer {
             guard out.count <= PDFLimits.maxNameBytes else { throw PDFError.tooLarge("a name longer than \(PDFLimits.maxNameBytes) bytes", at: start) }
         }
         return PDFName(bytes: out)
-    }
-
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: b - 0x30
-        case 0x41...0x46: b - 0x41 + 10
-        case 0x61...0x66: b - 0x61 + 10
-        default: nil
-        }
     }
 
     /// `<48656C6C6F>`: white space ignored, an odd last digit taken as followed by 0.
@@ -174,7 +166,7 @@ struct PDFLexer {
             position += 1
             if c == UInt8(ascii: ">") { break }
             if Self.isWhitespace(c) { continue }
-            guard let v = Self.hexValue(c) else { throw PDFError.malformed("a hex string with the byte \(c) in it", at: position - 1) }
+            guard let v = hexDigitValue(c) else { throw PDFError.malformed("a hex string with the byte \(c) in it", at: position - 1) }
             if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
             guard out.count <= PDFLimits.maxStringBytes else { throw PDFError.tooLarge("a string longer than \(PDFLimits.maxStringBytes) bytes", at: start) }
         }

@@ -128,31 +128,26 @@ public struct SignatureCapture: Sendable {
         do {
             let exporter = page.cropped(to: crop)
             var hashes: [String: String] = [:], written = 0
-            // The InkML sealed once: the same bytes go into the directory and into the PDF.
-            var sealedInkML: (name: String, bytes: Data)?
-            // Each file is made in memory (and encrypted there), then created 0600 and synced.
-            func produce(_ ext: String, _ bytes: () throws -> Data) throws {
+            // Each file is made in memory (and encrypted there), then created 0600 and synced;
+            // returns its name and bytes as written.
+            @discardableResult
+            func produce(_ ext: String, _ bytes: () throws -> Data) throws -> (name: String, bytes: Data) {
                 var file = "\(name).\(ext)", data = try bytes()
                 if let encryptTo, Self.sealedExtensions.contains(ext) {
-                    data = ext == "inkml" && sealedInkML != nil ? sealedInkML!.bytes
-                        : try SealedFile.seal(data, name: file, to: encryptTo, document: document?.document.sha256)
+                    data = try SealedFile.seal(data, name: file, to: encryptTo, document: document?.document.sha256)
                     file += SealedFile.suffix
                 }
                 try DurableFile.create("\(partial)/\(file)", data)
                 hashes[file] = Self.sha256(data)
                 written += 1
                 if stop == .written(files: written) { throw Stopped() }
+                return (file, data)
             }
             try produce("png") { try exporter.pngData(strokes) }
             try produce("svg") { try exporter.svgData(strokes) }
-            try produce("inkml") {
-                let plain = Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8)
-                if let encryptTo {
-                    let sealed = try SealedFile.seal(plain, name: "\(name).inkml", to: encryptTo, document: document?.document.sha256)
-                    sealedInkML = ("\(name).inkml\(SealedFile.suffix)", sealed)
-                }
-                return plain
-            }
+            let inkml = try produce("inkml") { Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8) }
+            // The sealed InkML as written goes into the PDF too (never the plain one).
+            let sealedInkML = encryptTo == nil ? nil : inkml
             var signed: Metadata.SignedDocument?
             if let document {
                 let made = try DocumentSignature(signed: document, strokes: strokes, signedAt: ended,

@@ -448,24 +448,3 @@ public enum SealedFile {
         return out
     }
 }
-
-/// The bytes a string of hex digits (either case) spells; nil for anything else.
-func bytes(ofHex hex: String) -> [UInt8]? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    func value(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: c - 48
-        case 97...102: c - 87
-        case 65...70: c - 55
-        default: nil
-        }
-    }
-    var out: [UInt8] = []
-    out.reserveCapacity(digits.count / 2)
-    for i in stride(from: 0, to: digits.count, by: 2) {
-        guard let hi = value(digits[i]), let lo = value(digits[i + 1]) else { return nil }
-        out.append(hi << 4 | lo)
-    }
-    return out
-}

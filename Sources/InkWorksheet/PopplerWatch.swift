@@ -139,19 +139,10 @@ public final class PopplerWatch: @unchecked Sendable {
         var input = text.utf8[...]
         while let byte = input.popFirst() {
             guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard input.count >= 2, let high = hexValue(input.removeFirst()), let low = hexValue(input.removeFirst()) else { return nil }
+            guard input.count >= 2, let high = hexDigitValue(input.removeFirst()), let low = hexDigitValue(input.removeFirst()) else { return nil }
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        default: return nil
-        }
     }
 
     /// A file as the watch knows it: where it is, which file it is there (its inode) and its

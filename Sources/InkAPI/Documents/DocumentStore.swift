@@ -1,6 +1,7 @@
 import Crypto
 import FoundationEssentials
 import Glibc
+import InkCore
 import InkDocument
 import InkLoop
 import Synchronization
@@ -157,7 +158,7 @@ final class DocumentStore: Sendable {
         do { bytes = try readAll(upload) } catch { throw APIProblem(.internalServerError, "cannot read the upload back: \(error)") }
         let signable = try Self.read(bytes, maxPages: limits.maxDocumentPages)
         let id = CaptureID.make(at: Date())
-        let record = StoredDocument(id: id, sha256: lowerHex(SHA256.hash(data: bytes)), bytes: bytes.count,
+        let record = StoredDocument(id: id, sha256: hexString(SHA256.hash(data: bytes)), bytes: bytes.count,
                                     created: Timestamp.string(Date()), signable: signable)
         // Room first: the card holds at most `maxDocuments` at any time.
         let victims = makeRoom(for: 1)

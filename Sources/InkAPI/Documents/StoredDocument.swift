@@ -54,11 +54,3 @@ struct StoredDocument: Codable, Sendable, Equatable {
 
     var summary: Summary { Summary(id: id, sha256: sha256, pages: pages, created: created) }
 }
-
-/// Lower-case hex of bytes (a digest).
-func lowerHex(_ bytes: some Sequence<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0x0f)]) }
-    return String(decoding: out, as: UTF8.self)
-}

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 import NIOHTTP1
 
 /// One whole request as the routes see it: the body read in full (it is small, and its limit was
@@ -43,14 +44,6 @@ struct APIRequest: Sendable {
     /// `%XX` escapes decoded into bytes, which must be UTF-8 (as Foundation's
     /// removingPercentEncoding): nil for a '%' without two hex digits or bytes that are not text.
     static func percentDecoded(_ text: Substring) -> String? {
-        func hex(_ b: UInt8) -> UInt8? {
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-        }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -58,7 +51,7 @@ struct APIRequest: Sendable {
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%") {
                 guard i + 2 < bytes.count,
-                      let hi = hex(bytes[i + 1]), let lo = hex(bytes[i + 2]) else { return nil }
+                      let hi = hexDigitValue(bytes[i + 1]), let lo = hexDigitValue(bytes[i + 2]) else { return nil }
                 out.append(hi << 4 | lo)
                 i += 3
             } else {

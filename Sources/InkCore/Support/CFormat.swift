@@ -26,6 +26,30 @@ extension String {
     }
 }
 
+/// A hex digit's value (either case); nil for anything else.
+public func hexDigitValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+    default: nil
+    }
+}
+
+/// The bytes a string of hex digit pairs (either case) spells, as `hexString` writes them;
+/// nil for anything else.
+public func bytes(ofHex hex: String) -> [UInt8]? {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    out.reserveCapacity(digits.count / 2)
+    for i in stride(from: 0, to: digits.count, by: 2) {
+        guard let hi = hexDigitValue(digits[i]), let lo = hexDigitValue(digits[i + 1]) else { return nil }
+        out.append(hi << 4 | lo)
+    }
+    return out
+}
+
 /// Two lowercase hex digits a byte, as `String(cFormat: "%02x")` gave.
 public func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     let digits = Array("0123456789abcdef".utf8)

@@ -134,12 +134,19 @@ public final class OutboxArchive: CaptureArchive {
     }
 
     static func files(_ capture: SignatureCapture.Stored) -> CaptureFiles {
-        // In `SignatureCapture.extensions` order: png, svg, inkml, (pdf for a document), json last.
-        let p = capture.paths
-        return CaptureFiles(directory: URL(fileURLWithPath: p[0]).deletingLastPathComponent().path,
-                            png: p[0], svg: p[1], inkml: p[2], json: p[p.count - 1], samples: capture.metadata.samples,
-                            encryptedTo: capture.metadata.encryption?.recipient,
-                            pdf: capture.metadata.document == nil ? nil : p[3])
+        files(paths: capture.paths, samples: capture.metadata.samples, encryptedTo: capture.metadata.encryption?.recipient)
+    }
+
+    /// A capture's files from the paths `SignatureCapture` gives (its `write`, or `stored`),
+    /// each known by its extension (png, svg, inkml, each maybe `.hpke`; pdf when a document
+    /// was signed; json).
+    static func files(paths: [String], samples: Int, encryptedTo: String?) -> CaptureFiles {
+        func path(_ ext: String) -> String? {
+            paths.first { $0.hasSuffix(".\(ext)") || $0.hasSuffix(".\(ext)\(SealedFile.suffix)") }
+        }
+        return CaptureFiles(directory: URL(fileURLWithPath: paths.first ?? "").deletingLastPathComponent().path,
+                            png: path("png") ?? "", svg: path("svg") ?? "", inkml: path("inkml") ?? "", json: path("json") ?? "",
+                            samples: samples, encryptedTo: encryptedTo, pdf: path("pdf"))
     }
 
     /// The ids retention lets go: beyond the newest `keep`, or created more than `maxAgeDays` ago.

@@ -28,14 +28,7 @@ extension SignatureScreen {
         onFinished = { [weak desk, unowned self] id, outcome in
             switch outcome {
             case .accepted(let paths, let samples):
-                // By extension (png, svg, inkml each maybe `.hpke`; pdf when a document was signed; json).
-                func path(_ ext: String) -> String? {
-                    paths.first { $0.hasSuffix(".\(ext)") || $0.hasSuffix(".\(ext)\(SealedFile.suffix)") }
-                }
-                let directory = URL(fileURLWithPath: paths.first ?? "").deletingLastPathComponent().path
-                var files = CaptureFiles(directory: directory, png: path("png") ?? "", svg: path("svg") ?? "", inkml: path("inkml") ?? "",
-                                         json: path("json") ?? "", samples: samples, encryptedTo: self.settings.encryptTo?.fingerprint)
-                files.pdf = path("pdf")
+                let files = OutboxArchive.files(paths: paths, samples: samples, encryptedTo: self.settings.encryptTo?.fingerprint)
                 desk?.finish(id: id, state: .accepted, reason: nil, files: files)
             case .cancelled(let reason):
                 desk?.finish(id: id, state: .cancelled, reason: reason, files: nil)
