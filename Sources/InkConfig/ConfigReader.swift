@@ -84,16 +84,6 @@ struct ConfigReader {
         return n
     }
 
-    mutating func choice<T: RawRepresentable>(_ key: String, in t: TOMLTable, at path: String, _ all: [T]) -> T?
-        where T.RawValue == String {
-        guard let s = string(key, in: t, at: path) else { return nil }
-        guard let value = T(rawValue: s) else {
-            problem(join(path, key), "\"\(s)\" is not one of \(all.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
-            return nil
-        }
-        return value
-    }
-
     mutating func rotation(_ key: String, in t: TOMLTable, at path: String) -> Rotation? {
         guard let v = t[key] else { return nil }
         guard let n = v.int, let r = Rotation(rawValue: n) else {
@@ -141,4 +131,73 @@ struct ConfigReader {
 
     private static func double(_ v: TOMLValueConvertible) -> Double? { v.double ?? v.int.map(Double.init) }
     private static func show(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e12 ? String(Int(d)) : String(d) }
+}
+
+/// The same reads with what a key may hold taken from its definition (`ConfigSchema`): the
+/// names `only` accepts, the ranges and choices checked, are the ones the reference prints.
+/// `at` is the table's path when it is not the section's own (`device[2]`).
+extension ConfigReader {
+    mutating func only(_ section: ConfigSection, in table: TOMLTable, at path: String? = nil) {
+        only(section.names, in: table, at: path ?? section.path)
+    }
+
+    mutating func string(_ name: String, in t: TOMLTable, of s: ConfigSection, at path: String? = nil) -> String? {
+        _ = s[name]
+        return string(name, in: t, at: path ?? s.path)
+    }
+
+    mutating func path(_ name: String, in t: TOMLTable, of s: ConfigSection) -> String? {
+        _ = s[name]
+        return self.path(name, in: t, at: s.path)
+    }
+
+    mutating func bool(_ name: String, in t: TOMLTable, of s: ConfigSection, at path: String? = nil) -> Bool? {
+        _ = s[name]
+        return bool(name, in: t, at: path ?? s.path)
+    }
+
+    mutating func number(_ name: String, in t: TOMLTable, of s: ConfigSection) -> Double? {
+        number(name, in: t, at: s.path, s[name].kind.numberRange)
+    }
+
+    mutating func integer(_ name: String, in t: TOMLTable, of s: ConfigSection) -> Int? {
+        integer(name, in: t, at: s.path, s[name].kind.integerRange)
+    }
+
+    /// One of the key's choices (the kind's list, which the enum's cases make).
+    mutating func choice<T: RawRepresentable>(_ name: String, in t: TOMLTable, of s: ConfigSection) -> T? where T.RawValue == String {
+        let all = s[name].kind.choices
+        guard let text = string(name, in: t, at: s.path) else { return nil }
+        guard all.contains(text), let value = T(rawValue: text) else {
+            problem(s.path.isEmpty ? name : "\(s.path).\(name)",
+                    "\"\(text)\" is not one of \(all.map { "\"\($0)\"" }.joined(separator: ", "))")
+            return nil
+        }
+        return value
+    }
+
+    mutating func rotation(_ name: String, in t: TOMLTable, of s: ConfigSection, at path: String? = nil) -> Rotation? {
+        _ = s[name]
+        return rotation(name, in: t, at: path ?? s.path)
+    }
+
+    mutating func color(_ name: String, in t: TOMLTable, of s: ConfigSection) -> RGBA? {
+        _ = s[name]
+        return color(name, in: t, at: s.path)
+    }
+
+    mutating func numberList(_ name: String, in t: TOMLTable, of s: ConfigSection) -> [Double]? {
+        guard case .numbers(let range, let count) = s[name].kind else { preconditionFailure("not a list of numbers: \(name)") }
+        return numberList(name, in: t, at: s.path, range, count: count)
+    }
+
+    mutating func numbers(_ name: String, in t: TOMLTable, of s: ConfigSection, at path: String) -> [Double]? {
+        guard case .matrix(let count) = s[name].kind else { preconditionFailure("not a matrix: \(name)") }
+        return numbers(name, in: t, at: path, count: count)
+    }
+
+    mutating func pressureCurve(_ name: String, in t: TOMLTable, of s: ConfigSection, at path: String) -> PressureCurve? {
+        _ = s[name]
+        return pressureCurve(name, in: t, at: path)
+    }
 }

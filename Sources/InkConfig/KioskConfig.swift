@@ -9,7 +9,7 @@ import TOMLKit
 /// The kiosk's configuration file (TOML), checked strictly: an unknown key, a wrong type or an
 /// out-of-range value is an error naming the file, line and key, and the kiosk does not start
 /// on a broken config. Every key is optional; a missing one keeps the built-in default.
-/// `config/inkkiosk.toml` documents every key.
+/// Every table and key is defined in `ConfigSchema` (docs/CONFIGURATION.md is printed from it).
 public struct KioskConfig: Sendable {
     public var card: String?
     public var connector: String?
@@ -43,93 +43,93 @@ public struct KioskConfig: Sendable {
         }
         var r = ConfigReader(file: file, text: text)
         var c = KioskConfig()
-        r.only(["mode", "display", "input", "device", "tools", "buttons", "hover", "prediction", "storage",
-                "ui", "signature", "classroom", "api", "lockdown", "limits"], in: root, at: "")
-        if let mode = r.choice("mode", in: root, at: "", KioskMode.allCases) { c.screen.mode = mode }
+        typealias S = ConfigSchema
+        r.only(S.root, in: root)
+        if let mode: KioskMode = r.choice("mode", in: root, of: S.root) { c.screen.mode = mode }
         readScreen(&r, root, into: &c.screen)
 
         if let t = r.table("display", in: root, at: "") {
-            r.only(["card", "connector", "mode", "rotation", "allow_vt_switch"], in: t, at: "display")
-            c.card = r.string("card", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
-            c.connector = r.string("connector", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
-            c.mode = r.string("mode", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
-            c.ink.rotation = r.rotation("rotation", in: t, at: "display")
-            c.allowVTSwitch = r.bool("allow_vt_switch", in: t, at: "display")
+            r.only(S.display, in: t)
+            c.card = r.string("card", in: t, of: S.display).flatMap { $0.isEmpty ? nil : $0 }
+            c.connector = r.string("connector", in: t, of: S.display).flatMap { $0.isEmpty ? nil : $0 }
+            c.mode = r.string("mode", in: t, of: S.display).flatMap { $0.isEmpty ? nil : $0 }
+            c.ink.rotation = r.rotation("rotation", in: t, of: S.display)
+            c.allowVTSwitch = r.bool("allow_vt_switch", in: t, of: S.display)
         }
         if let t = r.table("input", in: root, at: "") {
-            r.only(["seat", "pen_only_after_pen", "second_finger_cancel", "left_handed", "tip_up_reach_mm"], in: t, at: "input")
-            c.seat = r.string("seat", in: t, at: "input")
-            c.ink.penOnlyAfterPen = r.number("pen_only_after_pen", in: t, at: "input", 0...86_400)
-            c.ink.secondFingerCancel = r.number("second_finger_cancel", in: t, at: "input", 0...2)
-            c.ink.leftHanded = r.bool("left_handed", in: t, at: "input")
-            c.ink.tipUpReachMM = r.number("tip_up_reach_mm", in: t, at: "input", 0...20)
+            r.only(S.input, in: t)
+            c.seat = r.string("seat", in: t, of: S.input)
+            c.ink.penOnlyAfterPen = r.number("pen_only_after_pen", in: t, of: S.input)
+            c.ink.secondFingerCancel = r.number("second_finger_cancel", in: t, of: S.input)
+            c.ink.leftHanded = r.bool("left_handed", in: t, of: S.input)
+            c.ink.tipUpReachMM = r.number("tip_up_reach_mm", in: t, of: S.input)
         }
         if let v = root["device"] {
             if let devices = v.array {
                 for (i, item) in devices.enumerated() {
                     let path = "device[\(i)]"
                     guard let t = item.table else { r.problem(path, "must be a table ([[device]])"); continue }
-                    r.only(["match", "rotation", "left_handed", "pressure_curve", "calibration"], in: t, at: path)
-                    guard let match = r.string("match", in: t, at: path), !match.isEmpty else {
+                    r.only(S.device, in: t, at: path)
+                    guard let match = r.string("match", in: t, of: S.device, at: path), !match.isEmpty else {
                         r.problem("\(path).match", "is required: part of the device's name, as `inkkiosk devices` shows it"); continue
                     }
                     c.ink.devices.append(DeviceSettings(
-                        match: match, rotation: r.rotation("rotation", in: t, at: path),
-                        leftHanded: r.bool("left_handed", in: t, at: path),
-                        pressureCurve: r.pressureCurve("pressure_curve", in: t, at: path),
-                        calibration: r.numbers("calibration", in: t, at: path, count: 6)?.map(Float.init)))
+                        match: match, rotation: r.rotation("rotation", in: t, of: S.device, at: path),
+                        leftHanded: r.bool("left_handed", in: t, of: S.device, at: path),
+                        pressureCurve: r.pressureCurve("pressure_curve", in: t, of: S.device, at: path),
+                        calibration: r.numbers("calibration", in: t, of: S.device, at: path)?.map(Float.init)))
                 }
             } else {
                 r.problem("device", "must be an array of tables ([[device]])")
             }
         }
         if let t = r.table("tools", in: root, at: "") {
-            r.only(["default"] + ToolKind.allCases.map(\.rawValue), in: t, at: "tools")
-            c.ink.tool = r.choice("default", in: t, at: "tools", ToolKind.allCases)
+            r.only(S.tools, in: t)
+            c.ink.tool = r.choice("default", in: t, of: S.tools)
             for tool in ToolKind.allCases {
-                let path = "tools.\(tool.rawValue)"
+                let keys = S.tool(tool)
                 guard let b = r.table(tool.rawValue, in: t, at: "tools") else { continue }
-                var keys = ["width", "color"]
-                if tool == .calligraphy { keys += ["nib_thickness", "lock_altitude", "fallback_angle"] }
-                r.only(keys, in: b, at: path)
+                r.only(keys, in: b)
                 var brush = Brush.standard(tool)
-                if let w = r.number("width", in: b, at: path, 0.5...200) { brush.width = w }
-                if let color = r.color("color", in: b, at: path) { brush.color = color }
-                if let n = r.number("nib_thickness", in: b, at: path, 0.5...20) { brush.nibThickness = n }
-                if let a = r.number("lock_altitude", in: b, at: path, 0...90) { brush.azimuthLockAltitude = a * .pi / 180 }
-                if let a = r.number("fallback_angle", in: b, at: path, -180...180) { brush.fallbackNibAngle = a * .pi / 180 }
+                if let w = r.number("width", in: b, of: keys) { brush.width = w }
+                if let color = r.color("color", in: b, of: keys) { brush.color = color }
+                if tool == .calligraphy {
+                    if let n = r.number("nib_thickness", in: b, of: keys) { brush.nibThickness = n }
+                    if let a = r.number("lock_altitude", in: b, of: keys) { brush.azimuthLockAltitude = a * .pi / 180 }
+                    if let a = r.number("fallback_angle", in: b, of: keys) { brush.fallbackNibAngle = a * .pi / 180 }
+                }
                 c.ink.brushes[tool] = brush
             }
         }
         if let t = r.table("buttons", in: root, at: "") {
-            r.only(["stylus", "stylus2", "stylus3", "hold_eraser", "pad", "click_max_ms", "click_while_drawing"], in: t, at: "buttons")
-            c.ink.stylus = r.choice("stylus", in: t, at: "buttons", PreferredAction.allCases)
-            c.ink.stylus2 = r.choice("stylus2", in: t, at: "buttons", PreferredAction.allCases)
-            c.ink.stylus3 = r.choice("stylus3", in: t, at: "buttons", PreferredAction.allCases)
-            c.ink.holdEraser = r.choice("hold_eraser", in: t, at: "buttons", HoldEraser.allCases)
-            c.ink.pad = r.choice("pad", in: t, at: "buttons", PreferredAction.allCases)
-            c.ink.clickMaxDuration = r.number("click_max_ms", in: t, at: "buttons", 50...2000).map { $0 / 1000 }
-            c.ink.clickWhileDrawing = r.bool("click_while_drawing", in: t, at: "buttons")
+            r.only(S.buttons, in: t)
+            c.ink.stylus = r.choice("stylus", in: t, of: S.buttons)
+            c.ink.stylus2 = r.choice("stylus2", in: t, of: S.buttons)
+            c.ink.stylus3 = r.choice("stylus3", in: t, of: S.buttons)
+            c.ink.holdEraser = r.choice("hold_eraser", in: t, of: S.buttons)
+            c.ink.pad = r.choice("pad", in: t, of: S.buttons)
+            c.ink.clickMaxDuration = r.number("click_max_ms", in: t, of: S.buttons).map { $0 / 1000 }
+            c.ink.clickWhileDrawing = r.bool("click_while_drawing", in: t, of: S.buttons)
         }
         if let t = r.table("hover", in: root, at: "") {
-            r.only(["enabled", "fade", "max_z", "fixed_alpha"], in: t, at: "hover")
+            r.only(S.hover, in: t)
             var hover = HoverFade()
-            hover.enabled = r.bool("enabled", in: t, at: "hover") ?? true
-            if let v = r.number("fade", in: t, at: "hover", 0...1) { hover.fade = v }
-            if let v = r.number("max_z", in: t, at: "hover", 0...1) { hover.maxZ = v }
-            if let v = r.number("fixed_alpha", in: t, at: "hover", 0...1) { hover.fixedAlpha = v }
+            hover.enabled = r.bool("enabled", in: t, of: S.hover) ?? true
+            if let v = r.number("fade", in: t, of: S.hover) { hover.fade = v }
+            if let v = r.number("max_z", in: t, of: S.hover) { hover.maxZ = v }
+            if let v = r.number("fixed_alpha", in: t, of: S.hover) { hover.fixedAlpha = v }
             if hover.maxZ <= hover.fade { r.problem("hover.max_z", "must be greater than hover.fade (\(hover.fade))") }
             c.ink.hover = hover
         }
         if let t = r.table("prediction", in: root, at: "") {
-            r.only(["enabled"], in: t, at: "prediction")
-            c.prediction = r.bool("enabled", in: t, at: "prediction")
+            r.only(S.prediction, in: t)
+            c.prediction = r.bool("enabled", in: t, of: S.prediction)
         }
         if let t = r.table("storage", in: root, at: "") {
-            r.only(["journal", "damaged_keep", "damaged_days"], in: t, at: "storage")
-            c.journal = r.string("journal", in: t, at: "storage").flatMap { $0.isEmpty ? nil : $0 }
-            if let v = r.integer("damaged_keep", in: t, at: "storage", 0...1000) { c.damagedJournals.limits.keep = v }
-            if let v = r.number("damaged_days", in: t, at: "storage", 0...3650) { c.damagedJournals.limits.maxAgeDays = v }
+            r.only(S.storage, in: t)
+            c.journal = r.string("journal", in: t, of: S.storage).flatMap { $0.isEmpty ? nil : $0 }
+            if let v = r.integer("damaged_keep", in: t, of: S.storage) { c.damagedJournals.limits.keep = v }
+            if let v = r.number("damaged_days", in: t, of: S.storage) { c.damagedJournals.limits.maxAgeDays = v }
         }
         if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
         if c.screen.mode == .signature && !c.screen.signatureStorageChosen && root["signature"]?.table?["encrypt_to"] == nil {
@@ -144,31 +144,31 @@ public struct KioskConfig: Sendable {
 extension KioskConfig {
     /// `[ui]` (sizes, every word on screen), `[signature]`, `[classroom]` and `[api]`.
     static func readScreen(_ r: inout ConfigReader, _ root: TOMLTable, into s: inout ScreenSettings) {
+        typealias S = ConfigSchema
         if let t = r.table("ui", in: root, at: "") {
-            r.only(["button_mm", "dpi", "text"], in: t, at: "ui")
-            if let v = r.number("button_mm", in: t, at: "ui", 9...40) { s.buttonMM = v }
-            if let v = r.number("dpi", in: t, at: "ui", 0...1200) { s.dpi = v > 0 ? v : nil }
+            r.only(S.ui, in: t)
+            if let v = r.number("button_mm", in: t, of: S.ui) { s.buttonMM = v }
+            if let v = r.number("dpi", in: t, of: S.ui) { s.dpi = v > 0 ? v : nil }
             if let text = r.table("text", in: t, at: "ui") {
-                let keys = UIText.configKeys
-                r.only(keys.map(\.key), in: text, at: "ui.text")
-                for (key, path) in keys {
+                r.only(S.uiText, in: text)
+                for (key, path, _) in UIText.configKeys {
                     guard let v = r.string(key, in: text, at: "ui.text") else { continue }
                     if v.isEmpty { r.problem("ui.text.\(key)", "must not be empty") } else { s.text[keyPath: path] = v }
                 }
             }
         }
         if let t = r.table("signature", in: root, at: "") {
-            r.only(["outbox", "encrypt_to", "store_plaintext", "sign_with"], in: t, at: "signature")
-            if let v = r.path("outbox", in: t, at: "signature") { s.outbox = v }
+            r.only(S.signature, in: t)
+            if let v = r.path("outbox", in: t, of: S.signature) { s.outbox = v }
             // Read once, here: a missing or wrong key stops the kiosk at start, and check-config says so.
-            if let v = r.path("encrypt_to", in: t, at: "signature") {
+            if let v = r.path("encrypt_to", in: t, of: S.signature) {
                 do { s.encryptTo = try SealingKey.load(path: v) } catch { r.problem("signature.encrypt_to", "\(error)") }
             }
             // The same for the signing identity: its key must match its certificate before the kiosk starts.
-            if let v = r.path("sign_with", in: t, at: "signature") {
+            if let v = r.path("sign_with", in: t, of: S.signature) {
                 do { s.signWith = try DeviceSigner(pemFile: v) } catch { r.problem("signature.sign_with", "\(error)") }
             }
-            if let v = r.bool("store_plaintext", in: t, at: "signature") {
+            if let v = r.bool("store_plaintext", in: t, of: S.signature) {
                 s.storePlaintext = v
                 if v && t["encrypt_to"] != nil {
                     r.problem("signature.store_plaintext", "store_plaintext = true and encrypt_to contradict each other: "
@@ -177,59 +177,56 @@ extension KioskConfig {
             }
         }
         if let t = r.table("classroom", in: root, at: "") {
-            r.only(["save_dir", "palette", "widths", "worksheets", "worksheets_usb"], in: t, at: "classroom")
-            if let v = r.path("save_dir", in: t, at: "classroom") { s.saveDirectory = v }
-            if let v = r.path("worksheets", in: t, at: "classroom") { s.worksheetFolders[0] = v }
-            if let v = r.path("worksheets_usb", in: t, at: "classroom") { s.worksheetFolders.append(v) }
+            r.only(S.classroom, in: t)
+            if let v = r.path("save_dir", in: t, of: S.classroom) { s.saveDirectory = v }
+            if let v = r.path("worksheets", in: t, of: S.classroom) { s.worksheetFolders[0] = v }
+            if let v = r.path("worksheets_usb", in: t, of: S.classroom) { s.worksheetFolders.append(v) }
             if let v = t["palette"] {
                 if let colors = v.array?.enumerated().compactMap({ i, c -> RGBA? in
                     guard let text = c.string, let color = RGBA(hex: text) else {
                         r.problem("classroom.palette", "entry \(i + 1) must be a colour \"#rrggbb\" or \"#rrggbbaa\""); return nil
                     }
                     return color
-                }), !colors.isEmpty, colors.count <= 16 {
+                }), S.paletteLength.contains(colors.count) {
                     s.palette = colors
                 } else {
-                    r.problem("classroom.palette", "must be a list of 1 to 16 colours, e.g. [\"#0d1759\", \"#cc1a1a\"]")
+                    r.problem("classroom.palette", "must be a list of \(S.paletteLength.lowerBound) to \(S.paletteLength.upperBound) colours, "
+                              + "e.g. [\"#0d1759\", \"#cc1a1a\"]")
                 }
             }
             if t["widths"] != nil {
-                if let v = r.numberList("widths", in: t, at: "classroom", 0.1...10, count: 1...5) { s.widths = v }
+                if let v = r.numberList("widths", in: t, of: S.classroom) { s.widths = v }
             }
         }
         if let t = r.table("limits", in: root, at: "") {
-            r.only(["undo_depth", "page_cache_mb", "outbox_keep", "outbox_days", "saves_keep", "saves_days",
-                    "worksheet_mb", "worksheet_pages", "worksheets_listed", "worksheet_cache_mb",
-                    "worksheet_copies_mb", "worksheet_stuck_seconds", "worksheet_helper_mb", "worksheet_helper_cpu_seconds",
-                    "document_mb", "documents", "document_pages"], in: t, at: "limits")
-            if let v = r.integer("worksheet_cache_mb", in: t, at: "limits", 1...4096) { s.worksheetCacheMB = v }
-            if let v = r.integer("worksheet_copies_mb", in: t, at: "limits", 0...65_536) { s.worksheetCopiesMB = v }
-            if let v = r.number("worksheet_stuck_seconds", in: t, at: "limits", 1...3600) { s.worksheetStuckSeconds = v }
-            if let v = r.integer("worksheet_helper_mb", in: t, at: "limits", 128...16_384) { s.worksheetHelperMB = v }
-            if let v = r.integer("worksheet_helper_cpu_seconds", in: t, at: "limits", 10...86_400) { s.worksheetHelperCPUSeconds = v }
-            if let v = r.integer("worksheet_mb", in: t, at: "limits", 1...1024) { s.worksheetMaxMB = v }
-            if let v = r.integer("worksheet_pages", in: t, at: "limits", 1...1000) { s.worksheetMaxPages = v }
-            if let v = r.integer("worksheets_listed", in: t, at: "limits", 1...1000) { s.worksheetsListed = v }
-            if let v = r.integer("undo_depth", in: t, at: "limits", 0...10_000) { s.undoDepth = v }
-            if let v = r.integer("page_cache_mb", in: t, at: "limits", 0...4096) { s.pageCacheMB = v }
-            if let v = r.integer("outbox_keep", in: t, at: "limits", 0...1_000_000) { s.outboxRetention.keep = v }
-            if let v = r.number("outbox_days", in: t, at: "limits", 0...3650) { s.outboxRetention.maxAgeDays = v }
-            if let v = r.integer("saves_keep", in: t, at: "limits", 0...1_000_000) { s.savesRetention.keep = v }
-            if let v = r.number("saves_days", in: t, at: "limits", 0...3650) { s.savesRetention.maxAgeDays = v }
+            r.only(S.limits, in: t)
+            if let v = r.integer("worksheet_cache_mb", in: t, of: S.limits) { s.worksheetCacheMB = v }
+            if let v = r.integer("worksheet_copies_mb", in: t, of: S.limits) { s.worksheetCopiesMB = v }
+            if let v = r.number("worksheet_stuck_seconds", in: t, of: S.limits) { s.worksheetStuckSeconds = v }
+            if let v = r.integer("worksheet_helper_mb", in: t, of: S.limits) { s.worksheetHelperMB = v }
+            if let v = r.integer("worksheet_helper_cpu_seconds", in: t, of: S.limits) { s.worksheetHelperCPUSeconds = v }
+            if let v = r.integer("worksheet_mb", in: t, of: S.limits) { s.worksheetMaxMB = v }
+            if let v = r.integer("worksheet_pages", in: t, of: S.limits) { s.worksheetMaxPages = v }
+            if let v = r.integer("worksheets_listed", in: t, of: S.limits) { s.worksheetsListed = v }
+            if let v = r.integer("undo_depth", in: t, of: S.limits) { s.undoDepth = v }
+            if let v = r.integer("page_cache_mb", in: t, of: S.limits) { s.pageCacheMB = v }
+            if let v = r.integer("outbox_keep", in: t, of: S.limits) { s.outboxRetention.keep = v }
+            if let v = r.number("outbox_days", in: t, of: S.limits) { s.outboxRetention.maxAgeDays = v }
+            if let v = r.integer("saves_keep", in: t, of: S.limits) { s.savesRetention.keep = v }
+            if let v = r.number("saves_days", in: t, of: S.limits) { s.savesRetention.maxAgeDays = v }
             // The host's PDFs (`POST /documents`): a file's size and pages, and how many are kept.
-            if let v = r.integer("document_mb", in: t, at: "limits", APILimits.documentMBRange) { s.apiLimits.maxDocumentBytes = v << 20 }
-            if let v = r.integer("documents", in: t, at: "limits", APILimits.documentsRange) { s.apiLimits.maxDocuments = v }
-            if let v = r.integer("document_pages", in: t, at: "limits", APILimits.documentPagesRange) { s.apiLimits.maxDocumentPages = v }
+            if let v = r.integer("document_mb", in: t, of: S.limits) { s.apiLimits.maxDocumentBytes = v << 20 }
+            if let v = r.integer("documents", in: t, of: S.limits) { s.apiLimits.maxDocuments = v }
+            if let v = r.integer("document_pages", in: t, of: S.limits) { s.apiLimits.maxDocumentPages = v }
         }
         if let t = r.table("api", in: root, at: "") {
-            r.only(["enabled", "listen", "default_timeout", "allow_remote", "token", "token_file", "token_group",
-                    "allowed_hosts", "allowed_origins", "socket_users", "socket_groups", "documents_dir"] + Self.apiLimitKeys, in: t, at: "api")
-            let enabled = r.bool("enabled", in: t, at: "api") ?? false
-            let listen = r.string("listen", in: t, at: "api") ?? ScreenSettings.defaultAPIAddress
-            s.apiAllowRemote = r.bool("allow_remote", in: t, at: "api") ?? false
-            s.apiTokenFile = r.path("token_file", in: t, at: "api")
-            if let v = r.path("documents_dir", in: t, at: "api") { s.apiDocumentsDirectory = v }
-            if let v = r.string("token", in: t, at: "api") {
+            r.only(S.api, in: t)
+            let enabled = r.bool("enabled", in: t, of: S.api) ?? false
+            let listen = r.string("listen", in: t, of: S.api) ?? ScreenSettings.defaultAPIAddress
+            s.apiAllowRemote = r.bool("allow_remote", in: t, of: S.api) ?? false
+            s.apiTokenFile = r.path("token_file", in: t, of: S.api)
+            if let v = r.path("documents_dir", in: t, of: S.api) { s.apiDocumentsDirectory = v }
+            if let v = r.string("token", in: t, of: S.api) {
                 if v == "none" {
                     s.apiTokenNone = true
                     if s.apiTokenFile != nil { r.problem("api.token", "token = \"none\" and token_file contradict each other: keep one") }
@@ -276,7 +273,7 @@ extension KioskConfig {
                 r.problem("api.listen", error.description)
             }
             s.api = enabled ? listen : nil
-            if let v = r.number("default_timeout", in: t, at: "api", 0...3600) { s.defaultTimeout = v > 0 ? v : nil }
+            if let v = r.number("default_timeout", in: t, of: S.api) { s.defaultTimeout = v > 0 ? v : nil }
             readAPILimits(&r, t, into: &s.apiLimits)
         }
     }
@@ -338,10 +335,6 @@ extension KioskConfig {
         + "encrypt_to = \"/etc/inkkiosk/signature.pub\" under [signature]; or write store_plaintext = true there "
         + "to store the signatures readable by anyone who can read the disk"
 
-    static let apiLimitKeys = ["max_connections", "request_timeout", "idle_timeout", "max_request_line", "max_header_bytes",
-                               "max_body_bytes", "max_waits", "longest_wait", "max_connections_per_client", "auth_failures",
-                               "auth_failure_window", "auth_clients_tracked"]
-
     /// A list of strings, each checked by `bad` (a message, or nil when it is fine); at most 64.
     static func list(_ key: String, in t: TOMLTable, _ r: inout ConfigReader, _ bad: (String) -> String?) -> [String] {
         guard let v = t[key] else { return [] }
@@ -388,21 +381,21 @@ extension KioskConfig {
         return UInt32(entry.gr_gid)
     }
 
-    /// `[api]`'s limits (README, "Signature API"): what one client may cost the kiosk.
+    /// `[api]`'s limits (docs/API.md): what one client may cost the kiosk.
     static func readAPILimits(_ r: inout ConfigReader, _ t: TOMLTable, into l: inout APILimits) {
-        typealias L = APILimits
-        if let v = r.integer("max_connections", in: t, at: "api", L.connectionsRange) { l.maxConnections = v }
-        if let v = r.number("request_timeout", in: t, at: "api", L.requestTimeoutRange) { l.requestTimeout = v }
-        if let v = r.number("idle_timeout", in: t, at: "api", L.idleTimeoutRange) { l.idleTimeout = v }
-        if let v = r.integer("max_request_line", in: t, at: "api", L.requestLineRange) { l.maxRequestLine = v }
-        if let v = r.integer("max_header_bytes", in: t, at: "api", L.headerBytesRange) { l.maxHeaderBytes = v }
-        if let v = r.integer("max_body_bytes", in: t, at: "api", L.bodyBytesRange) { l.maxBodyBytes = v }
-        if let v = r.integer("max_waits", in: t, at: "api", L.waitsRange) { l.maxWaits = v }
-        if let v = r.number("longest_wait", in: t, at: "api", L.longestWaitRange) { l.longestWait = v }
-        if let v = r.integer("max_connections_per_client", in: t, at: "api", L.perClientRange) { l.maxConnectionsPerClient = v }
-        if let v = r.integer("auth_failures", in: t, at: "api", L.authFailuresRange) { l.authFailures = v }
-        if let v = r.number("auth_failure_window", in: t, at: "api", L.authWindowRange) { l.authFailureWindow = v }
-        if let v = r.integer("auth_clients_tracked", in: t, at: "api", L.authClientsRange) { l.authClientsTracked = v }
+        let api = ConfigSchema.api
+        if let v = r.integer("max_connections", in: t, of: api) { l.maxConnections = v }
+        if let v = r.number("request_timeout", in: t, of: api) { l.requestTimeout = v }
+        if let v = r.number("idle_timeout", in: t, of: api) { l.idleTimeout = v }
+        if let v = r.integer("max_request_line", in: t, of: api) { l.maxRequestLine = v }
+        if let v = r.integer("max_header_bytes", in: t, of: api) { l.maxHeaderBytes = v }
+        if let v = r.integer("max_body_bytes", in: t, of: api) { l.maxBodyBytes = v }
+        if let v = r.integer("max_waits", in: t, of: api) { l.maxWaits = v }
+        if let v = r.number("longest_wait", in: t, of: api) { l.longestWait = v }
+        if let v = r.integer("max_connections_per_client", in: t, of: api) { l.maxConnectionsPerClient = v }
+        if let v = r.integer("auth_failures", in: t, of: api) { l.authFailures = v }
+        if let v = r.number("auth_failure_window", in: t, of: api) { l.authFailureWindow = v }
+        if let v = r.integer("auth_clients_tracked", in: t, of: api) { l.authClientsTracked = v }
         if l.maxConnectionsPerClient > l.maxConnections && t["max_connections_per_client"] != nil {
             r.problem("api.max_connections_per_client",
                       "max_connections_per_client (\(l.maxConnectionsPerClient)) must not be more than max_connections (\(l.maxConnections))")

@@ -9,9 +9,10 @@ public struct LockdownConfig: Sendable {
     public init() {}
 
     init(_ t: TOMLTable, _ r: inout ConfigReader) {
-        r.only(["enabled", "service_keys"], in: t, at: "lockdown")
-        enabled = r.bool("enabled", in: t, at: "lockdown")
-        serviceKeys = r.serviceKeys("service_keys", in: t, at: "lockdown")
+        let keys = ConfigSchema.lockdown
+        r.only(keys, in: t)
+        enabled = r.bool("enabled", in: t, of: keys)
+        serviceKeys = r.serviceKeys("service_keys", in: t, at: keys.path)
     }
 }
 

@@ -61,21 +61,47 @@ public struct UIText: Sendable, Equatable {
 
     public init() {}
 
-    /// The `[ui.text]` keys of the config file.
-    static var configKeys: [(key: String, path: WritableKeyPath<UIText, String>)] {
-        [("prompt", \.prompt), ("clear", \.clear), ("accept", \.accept), ("cancel", \.cancel), ("sign_first", \.signFirst),
-         ("thanks", \.thanks), ("waiting", \.waiting), ("saving", \.saving), ("signature_not_saved", \.signatureNotSaved),
-         ("pen", \.pen), ("calligraphy", \.calligraphy), ("highlighter", \.highlighter), ("eraser", \.eraser),
-         ("undo", \.undo), ("redo", \.redo), ("clear_page", \.clearPage),
-         ("confirm_clear", \.confirmClear), ("confirm_yes", \.confirmYes), ("confirm_no", \.confirmNo),
-         ("new_page", \.newPage), ("save", \.save), ("saved", \.saved), ("notebook_not_saved", \.notebookNotSaved),
-         ("worksheets", \.worksheets), ("close", \.close), ("worksheet_pages", \.worksheetPages), ("no_worksheets", \.noWorksheets),
-         ("opening_worksheet", \.openingWorksheet), ("worksheet_problem", \.worksheetProblem), ("worksheet_gone", \.worksheetGone),
-         ("worksheet_not_opened", \.worksheetNotOpened), ("worksheet_not_copied", \.worksheetNotCopied),
-         ("worksheet_stuck", \.worksheetStuck),
-         ("review_document", \.reviewDocument), ("document_page", \.documentPage), ("sign", \.sign),
-         ("read_all_pages", \.readAllPages), ("opening_document", \.openingDocument),
-         ("storage_warning", \.storageWarning)]
+    /// The `[ui.text]` keys of the config file, with what each word is for (the reference prints it).
+    static var configKeys: [(key: String, path: WritableKeyPath<UIText, String>, summary: String)] {
+        [("prompt", \.prompt, "Signature: under the line (a host's request may give its own)."),
+         ("clear", \.clear, "Signature: the button that wipes the pad."),
+         ("accept", \.accept, "Signature: the button that keeps the signature."),
+         ("cancel", \.cancel, "Signature: the button that ends a host's request unsigned."),
+         ("sign_first", \.signFirst, "Signature: Accept on an empty pad."),
+         ("thanks", \.thanks, "Signature: once the capture is on disk."),
+         ("waiting", \.waiting, "Signature: while no host has asked (nothing draws)."),
+         ("saving", \.saving, "While a signature's or the notebook's files are written."),
+         ("signature_not_saved", \.signatureNotSaved, "Signature: the capture could not be written; %@ is the reason."),
+         ("pen", \.pen, "Classroom: the pen tool."),
+         ("calligraphy", \.calligraphy, "Classroom: the calligraphy tool."),
+         ("highlighter", \.highlighter, "Classroom: the highlighter tool."),
+         ("eraser", \.eraser, "Classroom: the eraser tool."),
+         ("undo", \.undo, "Classroom: Undo."),
+         ("redo", \.redo, "Classroom: Redo."),
+         ("clear_page", \.clearPage, "Classroom: the button that clears the page (after asking)."),
+         ("confirm_clear", \.confirmClear, "Classroom: the question Clear asks."),
+         ("confirm_yes", \.confirmYes, "Classroom: the answer that clears."),
+         ("confirm_no", \.confirmNo, "Classroom: the answer that keeps the page."),
+         ("new_page", \.newPage, "Classroom: New page."),
+         ("save", \.save, "Classroom: Save."),
+         ("saved", \.saved, "Classroom: after a Save; %d is the page count."),
+         ("notebook_not_saved", \.notebookNotSaved, "Classroom: a Save that failed; %@ is the reason."),
+         ("worksheets", \.worksheets, "Classroom: the button that lists the worksheets."),
+         ("close", \.close, "Classroom: closes the worksheet list."),
+         ("worksheet_pages", \.worksheetPages, "Worksheet list: a file's page count (%d)."),
+         ("no_worksheets", \.noWorksheets, "Worksheet list: an empty folder; %@ is the folder."),
+         ("opening_worksheet", \.openingWorksheet, "While a worksheet opens; %@ is its name."),
+         ("worksheet_problem", \.worksheetProblem, "A worksheet that cannot be used; %@ is why."),
+         ("worksheet_gone", \.worksheetGone, "After a restart, the worksheet's PDF is gone; %@ is its name."),
+         ("worksheet_not_opened", \.worksheetNotOpened, "The notebook shown could not be saved first; %@ is the reason."),
+         ("worksheet_not_copied", \.worksheetNotCopied, "A worksheet open from the USB stick, not copied; %@ is its name."),
+         ("worksheet_stuck", \.worksheetStuck, "The PDF helper took too long on a page; %@ is the page's number."),
+         ("review_document", \.reviewDocument, "Over a host's document while it is read."),
+         ("document_page", \.documentPage, "A document's page; %@ is \"2 / 3\"."),
+         ("sign", \.sign, "Documents: the button that opens the signing view."),
+         ("read_all_pages", \.readAllPages, "Documents: Sign before every page asked for was shown."),
+         ("opening_document", \.openingDocument, "While a host's document opens."),
+         ("storage_warning", \.storageWarning, "In red, while the disk refuses ink; %@ is the reason.")]
     }
 
     /// Fills in a "%d" or "%@" placeholder.

@@ -6,7 +6,7 @@ struct InkKioskCommand: ParsableCommand {
         commandName: "inkkiosk",
         abstract: "Pen and touch ink for embedded Linux: libinput in, DRM/KMS out.",
         version: InkKioskVersion.string,
-        subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self, BenchCommand.self, WorksheetBenchCommand.self, APIBenchCommand.self, SoakCommand.self])
+        subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, ConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self, BenchCommand.self, WorksheetBenchCommand.self, APIBenchCommand.self, SoakCommand.self])
 }
 
 /// The release, as `inkkiosk --version` prints it and the Debian packages are named (scripts/deb).

@@ -1,0 +1,299 @@
+import InkAPI
+import InkCore
+import InkRender
+import InkStorage
+
+/// Every table and key of the config file: what each holds, the values it may take, its
+/// default (taken from the built-in value) and what it is for. `KioskConfig.parse` checks a file
+/// against these definitions (unknown keys, ranges, choices) and `inkkiosk config --reference`
+/// prints them as docs/CONFIGURATION.md: one source for both.
+public enum ConfigSchema {
+    /// In the order the shipped config/inkkiosk.toml has them.
+    public static var sections: [ConfigSection] {
+        [root, display, input, device, tools] + ToolKind.allCases.map(tool)
+            + [buttons, hover, prediction, storage, limits, lockdown, ui, uiText, signature, classroom, api]
+    }
+
+    private static let ink = InteractionSettings(screen: PixelSize(width: 1, height: 1))
+    private static let screen = ScreenSettings()
+    private static let apiLimits = APILimits()
+    private static let anyHostName = "host names or IP addresses (no wildcards)"
+
+    static let root = ConfigSection("", "The top level: which screen the kiosk shows, and the tables below.", [
+        ConfigKey("mode", .choice(KioskMode.allCases.map(\.rawValue)), .string(screen.mode.rawValue),
+                  "What the screen is for: \"draw\" (ink only, no controls), \"signature\" (prompt, line, Clear / Accept, "
+                  + "captures to the outbox) or \"classroom\" (toolbar, pages, worksheets, save). Ready profiles: "
+                  + "config/signature.toml, config/classroom.toml."),
+        .table("display", "The screen."), .table("input", "The seat and how fingers and pens are told apart."),
+        .table("device", array: true, "Settings for particular devices."), .table("tools", "The tools and their brushes."),
+        .table("buttons", "Pen side buttons and tablet-pad buttons."), .table("hover", "The hover preview."),
+        .table("prediction", "Ink drawn ahead of the pen."), .table("storage", "The stroke journal."),
+        .table("ui", "Sizes and words on screen."), .table("signature", "Signature captures."),
+        .table("classroom", "The classroom screen."), .table("api", "The local signature API."),
+        .table("lockdown", "Keys and the console."), .table("limits", "Everything that grows."),
+    ])
+
+    static let display = ConfigSection("display", "The screen the kiosk takes (DRM/KMS). Command-line flags override these.", [
+        ConfigKey("card", .string, .string(""), "DRM card, e.g. \"/dev/dri/card1\"; \"\" = the first with a connected screen."),
+        ConfigKey("connector", .string, .string(""), "e.g. \"HDMI-A-1\" (see `inkkiosk devices`); \"\" = the first connected."),
+        ConfigKey("mode", .string, .string(""), "e.g. \"1920x1080\" or \"1920x1080@60\"; \"\" = the screen's preferred mode."),
+        ConfigKey("rotation", .rotation, .integer(ink.rotation.rawValue), "How input devices are turned, in degrees."),
+        ConfigKey("allow_vt_switch", .bool, .bool(false), "true: Ctrl-Alt-Fn may switch away (the kiosk lets go of the screen)."),
+    ])
+
+    static let input = ConfigSection("input", "The libinput seat, and how fingers and pens are told apart.", [
+        ConfigKey("seat", .string, .string("seat0"), "The libinput seat."),
+        ConfigKey("pen_only_after_pen", .number(0...86_400), .number(ink.penOnlyAfterPen),
+                  "Palm rejection: after a pen was used, fingers do not draw for this many seconds (0: fingers always draw)."),
+        ConfigKey("second_finger_cancel", .number(0...2), .number(ink.secondFingerCancelWindow),
+                  "A second finger this soon (seconds) means a gesture: the finger stroke is cancelled."),
+        ConfigKey("left_handed", .bool, .bool(ink.leftHanded), "Turn tablets by half a turn."),
+        ConfigKey("tip_up_reach_mm", .number(0...20), .number(ink.tipUp.maxMM),
+                  "A stroke reaches where the tip lifted only if that is this close (mm on the device) to its last sample: "
+                  + "controllers report 0,0 or the axis maximum on release (0: strokes end at their last sample)."),
+    ])
+
+    static let device = ConfigSection("device", array: true,
+                                      "Settings for particular devices, matched by part of their name (the first match wins); "
+                                      + "`[[device]]`, as many as needed. Unset keys keep the general settings.", [
+        ConfigKey("match", .string, .unset("required"), "Part of the device's name, as `inkkiosk devices` shows it."),
+        ConfigKey("rotation", .rotation, .unset("[display] rotation"), "How this device is turned, in degrees."),
+        ConfigKey("left_handed", .bool, .unset("[input] left_handed"), "Turn this device by half a turn."),
+        ConfigKey("pressure_curve", .pressureCurve, .unset("linear"),
+                  "This pen's feel: raw pressure -> pressure, e.g. [[0, 0], [0.5, 0.4], [1, 1]]."),
+        ConfigKey("calibration", .matrix(6), .unset("libinput's"),
+                  "libinput's calibration matrix, for touchscreens and screen tablets, e.g. [1, 0, 0, 0, 1, 0]."),
+    ])
+
+    static let tools = ConfigSection("tools", "The tool a kiosk starts with, and each tool's brush in `[tools.NAME]`.",
+        [ConfigKey("default", .choice(ToolKind.allCases.map(\.rawValue)), .string(ink.tool.rawValue), "The tool at start.")]
+        + ToolKind.allCases.map { ConfigKey.table($0.rawValue, "The \($0.rawValue)'s brush.") })
+
+    /// `[tools.pen]`, `[tools.calligraphy]`, …: a brush; the calligraphy nib has three keys more.
+    static func tool(_ tool: ToolKind) -> ConfigSection {
+        let brush = Brush.standard(tool)
+        let width: String
+        switch tool {
+        case .pen: width = "Width in px at full pressure: width × curve(max(pressure, 0.025))."
+        case .calligraphy: width = "The nib's length in px."
+        case .eraser: width = "Removes every stroke it touches within this diameter (px)."
+        case .highlighter, .debug: width = "Width in px."
+        }
+        var keys = [
+            ConfigKey("width", .number(0.5...200), .number(brush.width), width),
+            ConfigKey("color", .color, .color(brush.color), colorSummary(tool)),
+        ]
+        if tool == .calligraphy {
+            keys += [
+                ConfigKey("nib_thickness", .number(0.5...20), .number(brush.nibThickness), "The nib's thickness in px."),
+                ConfigKey("lock_altitude", .number(0...90), .number(degrees(brush.azimuthLockAltitude)),
+                          "Degrees: above this the pen is near upright and the nib keeps its direction."),
+                ConfigKey("fallback_angle", .number(-180...180), .number(degrees(brush.fallbackNibAngle)),
+                          "Degrees: the nib's direction for pens without tilt."),
+            ]
+        }
+        return ConfigSection("tools.\(tool.rawValue)", "The \(tool.rawValue)'s brush.", keys)
+    }
+
+    private static func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
+
+    private static func colorSummary(_ tool: ToolKind) -> String {
+        switch tool {
+        case .highlighter: return "Translucent: a stroke does not darken where it crosses itself."
+        case .eraser: return "The ring that shows where it will erase (the hover preview)."
+        case .pen, .calligraphy, .debug: return "The ink's colour."
+        }
+    }
+
+    private static let actions = PreferredAction.allCases.map(\.rawValue)
+    /// The button whose hold erases by default.
+    private static var holdEraser: HoldEraser {
+        if ink.binding(ButtonCode.stylus).holdErases { return .stylus }
+        return ink.binding(ButtonCode.stylus2).holdErases ? .stylus2 : .none
+    }
+
+    static let buttons = ConfigSection("buttons",
+                                       "What a click of a pen's side button does (the iPad's double-tap on the pencil), and a tablet pad's.", [
+        ConfigKey("stylus", .choice(actions), .string(ink.binding(ButtonCode.stylus).click.rawValue), "BTN_STYLUS, the lower side button."),
+        ConfigKey("stylus2", .choice(actions), .string(ink.binding(ButtonCode.stylus2).click.rawValue), "BTN_STYLUS2, the upper side button."),
+        ConfigKey("stylus3", .choice(actions), .string(ink.binding(ButtonCode.stylus3).click.rawValue), "BTN_STYLUS3."),
+        ConfigKey("hold_eraser", .choice(HoldEraser.allCases.map(\.rawValue)), .string(holdEraser.rawValue),
+                  "The button that erases while held."),
+        ConfigKey("pad", .choice(actions), .string(ink.padButtonAction.rawValue), "Any tablet-pad button."),
+        ConfigKey("click_max_ms", .number(50...2000), .number(ink.clickMaxDuration * 1000), "A longer press is a hold, not a click."),
+        ConfigKey("click_while_drawing", .bool, .bool(ink.clickWhileDrawing), "Count clicks while the tip is down (usually an accident)."),
+    ])
+
+    static let hover = ConfigSection("hover", "The hover preview: the tool's footprint where the pen will land.", [
+        ConfigKey("enabled", .bool, .bool(ink.hover.enabled), "Show the hover preview."),
+        ConfigKey("fade", .number(0...1), .number(ink.hover.fade), "Fully visible up to this distance (0..1) …"),
+        ConfigKey("max_z", .number(0...1), .number(ink.hover.maxZ),
+                  "… invisible at this one: alpha = 1 - max(z - fade, 0) / (max_z - fade). Must be greater than fade."),
+        ConfigKey("fixed_alpha", .number(0...1), .number(ink.hover.fixedAlpha), "The preview's alpha for pens that report no distance."),
+    ])
+
+    static let prediction = ConfigSection("prediction", "Prediction.", [
+        ConfigKey("enabled", .bool, .bool(true), "Draw ink one refresh ahead of the pen (never kept: real samples replace it)."),
+    ])
+
+    static let storage = ConfigSection("storage", "The stroke journal: every finished edit, synced, restored after a restart or power cut.", [
+        ConfigKey("journal", .string, .string(""),
+                  "e.g. \"/var/lib/inkkiosk/journal.inkj\"; \"\" = no journal. Compacted at start and whenever it grows past "
+                  + "twice the notebook; in signature mode never compacted, and zeros are written over a signature's records "
+                  + "before they are cut off."),
+        ConfigKey("damaged_keep", .integer(0...1000), .integer(DamagedJournals.standard.limits.keep),
+                  "Journals that could not be read at all are kept aside as JOURNAL.damaged.<UTC time>: this many "
+                  + "(the oldest removed first; 0 = no limit)."),
+        ConfigKey("damaged_days", .number(0...3650), .number(DamagedJournals.standard.limits.maxAgeDays),
+                  "… and none older than this many days (0 = no limit)."),
+    ])
+
+    static let limits = ConfigSection("limits", "Everything that grows on a kiosk left running for months.", [
+        ConfigKey("undo_depth", .integer(0...10_000), .integer(screen.undoDepth),
+                  "Undo steps kept per page; older steps are forgotten, their ink stays."),
+        ConfigKey("page_cache_mb", .integer(0...4096), .integer(screen.pageCacheMB),
+                  "RAM for pictures of the pages not on screen, so that turning to one is a copy, not a repaint "
+                  + "(the page left longest ago goes first)."),
+        ConfigKey("outbox_keep", .integer(0...1_000_000), .integer(screen.outboxRetention.keep),
+                  "Signature captures kept in the outbox, and the API's outcomes (oldest removed after an Accept; 0 = no limit)."),
+        ConfigKey("outbox_days", .number(0...3650), .number(screen.outboxRetention.maxAgeDays),
+                  "… and none older than this many days (0 = no limit)."),
+        ConfigKey("saves_keep", .integer(0...1_000_000), .integer(screen.savesRetention.keep),
+                  "Classroom saves kept in the save directory (oldest removed after a Save; 0 = no limit)."),
+        ConfigKey("saves_days", .number(0...3650), .number(screen.savesRetention.maxAgeDays),
+                  "… and none older than this many days (0 = no limit)."),
+        ConfigKey("worksheet_mb", .integer(1...1024), .integer(screen.worksheetMaxMB),
+                  "A worksheet PDF larger than this (MB) is refused, with a message on screen."),
+        ConfigKey("worksheet_pages", .integer(1...1000), .integer(screen.worksheetMaxPages),
+                  "… and one with more pages (each page is a notebook page)."),
+        ConfigKey("worksheets_listed", .integer(1...1000), .integer(screen.worksheetsListed),
+                  "The Worksheets list shows this many files at most (the rest counted, \"+N\")."),
+        ConfigKey("worksheet_cache_mb", .integer(1...4096), .integer(screen.worksheetCacheMB),
+                  "RAM for the worksheet pages drawn ahead around the one shown (a text page takes about 0.4 MB at "
+                  + "1920x1080, a scanned one up to 8 MB)."),
+        ConfigKey("worksheet_copies_mb", .integer(0...65_536), .integer(screen.worksheetCopiesMB),
+                  "Disk for worksheets opened from the USB stick, copied into WORKSHEETS/copies so the stick can be pulled "
+                  + "out (the one opened longest ago goes first, never the one open)."),
+        ConfigKey("worksheet_stuck_seconds", .number(1...3600), .number(screen.worksheetStuckSeconds),
+                  "The PDF helper on one page longer than this is killed, the page left blank and the screen says so; "
+                  + "a Save may take this long per page."),
+        ConfigKey("worksheet_helper_mb", .integer(128...16_384), .integer(screen.worksheetHelperMB),
+                  "The PDF helper's address space (MiB): a PDF that needs more fails, the kiosk goes on."),
+        ConfigKey("worksheet_helper_cpu_seconds", .integer(10...86_400), .integer(screen.worksheetHelperCPUSeconds),
+                  "The PDF helper's CPU time; a helper that used it up is replaced by a new one."),
+        ConfigKey("document_mb", .integer(APILimits.documentMBRange), .integer(apiLimits.maxDocumentBytes >> 20),
+                  "A PDF a host uploads to be signed (POST /documents), in MiB: larger is 413."),
+        ConfigKey("documents", .integer(APILimits.documentsRange), .integer(apiLimits.maxDocuments),
+                  "PDFs kept for hosts; a new one removes the oldest not in use."),
+        ConfigKey("document_pages", .integer(APILimits.documentPagesRange), .integer(apiLimits.maxDocumentPages),
+                  "… and one with more pages is refused (422)."),
+    ])
+
+    static let lockdown = ConfigSection("lockdown", "Whether keys may leave the kiosk, and the technicians' way out.", [
+        ConfigKey("enabled", .bool, .bool(true),
+                  "No key leaves the kiosk: every input device is taken exclusively, so no kernel handler sees a key "
+                  + "(SysRq, Ctrl-Alt-Fn, Ctrl-Alt-Del, Ctrl-C); kernel.sysrq is set to 0 when the kiosk may (root), else "
+                  + "deploy/sysctl.d does it. false: keys reach the kernel's handlers."),
+        ConfigKey("service_keys", .keyChord, .string(""),
+                  "For technicians: holding exactly these keys stops the kiosk cleanly (exit status 10, console back in "
+                  + "text mode; the systemd unit then stays stopped and tty1 gets a login prompt), e.g. \"ctrl+alt+shift+s\". "
+                  + "Letters and digits by their place on a US keyboard, whatever the layout. \"\" = none."),
+    ])
+
+    static let ui = ConfigSection("ui", "Sizes on the real screen, and every word on it (`[ui.text]`).", [
+        ConfigKey("button_mm", .number(9...40), .number(screen.buttonMM),
+                  "Height of every button and toolbar target in mm (9 mm is a child's fingertip)."),
+        ConfigKey("dpi", .number(0...1200), .number(screen.dpi ?? 0),
+                  "The screen's pixels per inch; 0 = from the screen's EDID size (96 if it reports none)."),
+        .table("text", "Every word on screen."),
+    ])
+
+    static var uiText: ConfigSection {
+        let words = UIText()
+        return ConfigSection("ui.text", "Every word on screen, for translation. \"%@\" is replaced by a reason or a name, "
+                             + "\"%d\" by a number. None may be empty.",
+                             UIText.configKeys.map { ConfigKey($0.key, .string, .string(words[keyPath: $0.path]), $0.summary) })
+    }
+
+    static let signature = ConfigSection("signature", "Signature mode's captures: where they go and how they are kept.", [
+        ConfigKey("outbox", .path, .string(screen.outbox),
+                  "Accepted signatures: a directory ID/ each, with ID.png, .svg, .inkml and .json (mode 0600)."),
+        ConfigKey("encrypt_to", .path, .unset("none"),
+                  "An X25519 public key (PEM): the PNG, SVG and InkML are then stored only encrypted to it (ID.png.hpke, …). "
+                  + "Make the pair on the host: `inkkiosk keygen kiosk-signatures.key`. Read and checked at start."),
+        ConfigKey("store_plaintext", .bool, .bool(screen.storePlaintext),
+                  "true: store the captures readable (no encrypt_to). Signature mode needs one of the two: with neither, "
+                  + "or both, the kiosk does not start."),
+        ConfigKey("sign_with", .path, .unset("none"),
+                  "The device's private key (EC P-256 or RSA) and its X.509 certificate in one PEM file, for a PAdES "
+                  + "signature on signed PDFs (read and checked at start). Make one: `inkkiosk keygen --signing FILE`."),
+    ])
+
+    static let paletteLength = 1...16
+
+    static let classroom = ConfigSection("classroom", "The classroom screen: saves, colours, widths, worksheets.", [
+        ConfigKey("save_dir", .path, .string(screen.saveDirectory),
+                  "Save writes notebook-DATE-pageN.png and notebook-DATE.pdf here (a worksheet: TITLE-DATE.pdf and a PNG per page)."),
+        ConfigKey("palette", .colors(paletteLength), .colors(screen.palette), "The colours the toolbar offers."),
+        ConfigKey("widths", .numbers(0.1...10, count: 1...5), .numbers(screen.widths), "Width choices, times each tool's width."),
+        ConfigKey("worksheets", .path, .string(screen.worksheetFolders[0]),
+                  "The PDFs the Worksheets button lists; one chosen becomes the notebook (the notebook shown is saved "
+                  + "first), its pages under the ink."),
+        ConfigKey("worksheets_usb", .path, .unset("none"),
+                  "A second folder, only read (a USB stick), e.g. \"/media/usb\"; listed when mounted. A worksheet opened "
+                  + "from it is copied to WORKSHEETS/copies first, so its pages, a restart and Save do not need the stick."),
+    ])
+
+    static let api = ConfigSection("api", "The local signature API (signature mode): a host asks for a signature and gets the files. "
+                                   + "Who may ask and what one client may cost: docs/API.md.", [
+        ConfigKey("enabled", .bool, .bool(false), "false: the signature screen loops on its own (sign, Accept, next)."),
+        ConfigKey("listen", .address, .string(ScreenSettings.defaultAPIAddress),
+                  "\"127.0.0.1:7300\", \"[::1]:7300\" or \"unix:/run/inkkiosk/api.sock\" (mode 0660). Only loopback or a "
+                  + "unix socket unless allow_remote = true."),
+        ConfigKey("default_timeout", .number(0...3600), .number(screen.defaultTimeout ?? 0),
+                  "Seconds a request waits for a signature when it names no timeout; 0 = forever."),
+        ConfigKey("allow_remote", .bool, .bool(screen.apiAllowRemote),
+                  "true: listen may be reachable from other machines (plain HTTP; hosts need the token)."),
+        ConfigKey("token", .choice(["none"]), .unset("a token on TCP"),
+                  "\"none\": no token on TCP, every program on this machine may ask (loopback only). A token itself "
+                  + "goes in token_file, never in this file."),
+        ConfigKey("token_file", .path, .unset("api.token next to [signature] outbox"),
+                  "The bearer token every TCP request must send; made at the first start when missing (256 random bits, "
+                  + "64 hex characters, mode 0640). Under 128 bits or world-readable stops the kiosk. On the unix socket "
+                  + "a token is asked for only when this is written."),
+        ConfigKey("token_group", .group, .unset("the kiosk's own group"), "The group that may read a token the kiosk makes."),
+        ConfigKey("allowed_hosts", .strings(anyHostName), .unset("none"),
+                  "Names a request's Host may carry besides the listening address, localhost, 127.0.0.1 and [::1]; "
+                  + "any other: 421 (DNS rebinding)."),
+        ConfigKey("allowed_origins", .strings("origins such as \"https://pos.example\" (scheme, host, port; no path)"), .unset("none"),
+                  "Web pages that may ask; a request with any other Origin: 403."),
+        ConfigKey("socket_users", .accounts("users"), .unset("root and the kiosk's own user"),
+                  "Who may connect to the unix socket; others are closed (403) and logged. Replaces the default."),
+        ConfigKey("socket_groups", .accounts("groups"), .unset("none"), "… and the members of these groups."),
+        ConfigKey("documents_dir", .path, .unset("documents next to [signature] outbox"),
+                  "Where hosts' PDFs to sign are kept (made 0700)."),
+        ConfigKey("max_connections", .integer(APILimits.connectionsRange), .integer(apiLimits.maxConnections),
+                  "Connections open at once; one more: 503 and closed at once."),
+        ConfigKey("request_timeout", .number(APILimits.requestTimeoutRange), .number(apiLimits.requestTimeout),
+                  "Seconds to send a whole request (line, headers, body); else 408 and closed."),
+        ConfigKey("idle_timeout", .number(APILimits.idleTimeoutRange), .number(apiLimits.idleTimeout),
+                  "Seconds a kept-alive connection may wait for its next request."),
+        ConfigKey("max_request_line", .integer(APILimits.requestLineRange), .integer(apiLimits.maxRequestLine),
+                  "Bytes of \"GET /path HTTP/1.1\"; longer: 414. At most max_header_bytes."),
+        ConfigKey("max_header_bytes", .integer(APILimits.headerBytesRange), .integer(apiLimits.maxHeaderBytes),
+                  "Bytes of the request line and headers; more: 431."),
+        ConfigKey("max_body_bytes", .integer(APILimits.bodyBytesRange), .integer(apiLimits.maxBodyBytes),
+                  "Bytes of a JSON body; a longer Content-Length: 413 before the body is read."),
+        ConfigKey("max_waits", .integer(APILimits.waitsRange), .integer(apiLimits.maxWaits), "Long polls (?wait=) at once; one more: 503."),
+        ConfigKey("longest_wait", .number(APILimits.longestWaitRange), .number(apiLimits.longestWait),
+                  "Seconds a ?wait= may hold its connection; a longer wait is cut to it."),
+        ConfigKey("max_connections_per_client", .integer(APILimits.perClientRange), .integer(apiLimits.maxConnectionsPerClient),
+                  "Open at once from one client (IP address; user on the unix socket): 503. At most max_connections."),
+        ConfigKey("auth_failures", .integer(APILimits.authFailuresRange), .integer(apiLimits.authFailures),
+                  "Wrong tokens from one client within auth_failure_window: then 429."),
+        ConfigKey("auth_failure_window", .number(APILimits.authWindowRange), .number(apiLimits.authFailureWindow),
+                  "Seconds; a client held off gets 429 with Retry-After for this long."),
+        ConfigKey("auth_clients_tracked", .integer(APILimits.authClientsRange), .integer(apiLimits.authClientsTracked),
+                  "Clients whose wrong tokens are remembered (the oldest go first)."),
+    ])
+}
