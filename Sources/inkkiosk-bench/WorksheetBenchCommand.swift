@@ -208,7 +208,7 @@ struct WorksheetBenchCommand: ParsableCommand {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return name }
-        let own = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let own = buffer.withUnsafeBytes { String(decoding: $0.prefix(length), as: UTF8.self) }
         guard let slash = own.lastIndex(of: "/") else { return name }
         return String(own[..<slash]) + "/" + name
     }
