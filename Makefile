@@ -26,7 +26,7 @@ build: deps ## Debug build (swift build)
 # where the usual ones took 1.5 MB, and are applied faster at start.
 RELEASE_FLAGS ?= --static-swift-stdlib -Xlinker --no-export-dynamic -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
-release: deps ## Release build (swift build -c release --static-swift-stdlib, linked with lld)
+release: deps ## Release build of inkkiosk and inkkiosk-bench, the benchmarks (swift build -c release --static-swift-stdlib, linked with lld)
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 arm64: deps ## Cross build for aarch64 from Debian's packages: out/arm64/inkkiosk and out/arm64/root, the Debian 13 root it links (toolchain cached in ~/.cache/inkkiosk/arm64)
@@ -59,7 +59,7 @@ test: release ## Every test: swift test; a short run of each fuzz target; the ar
 e2e: release ## The real path in QEMU: inkkiosk on bochs DRM with uinput pen, touch, pad and keyboard; checks the screendumps; boots the appliance
 	scripts/e2e.sh $(RELEASE_BIN)
 
-bench: release ## Release build, then the benchmark (scripts/bench.sh), and side by side with Xournal++ (scripts/peer-bench.sh)
+bench: release ## Release build, then the benchmark (scripts/bench.sh: inkkiosk-bench), and side by side with Xournal++ (scripts/peer-bench.sh)
 	scripts/bench.sh
 
 soak: release ## A classroom day (20,000 strokes, 60 pages) and a shop day (500 signatures) through the real pipeline, journal and files: memory, journal size, start-up, page turns (about 3 min)

@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "inkkiosk", targets: ["inkkiosk"]),
+        // The benchmarks, built with it and not shipped (scripts/deb, the appliance: inkkiosk only).
+        .executable(name: "inkkiosk-bench", targets: ["inkkiosk-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -82,15 +84,26 @@ let package = Package(
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
                                                 "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "CLinux"]),
+        // What both executables' command lines share: a recording's arguments, --size, error exits, the release's version.
+        .target(name: "InkCommandLine", dependencies: ["InkCore", "InkLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
+        .target(name: "InkAPIClient", dependencies: ["InkAPI", "InkLoop"]),
+        // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk.
+        .executableTarget(name: "inkkiosk-bench", dependencies: [
+            "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
+            "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkCommandLine",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
-        .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument"]),
+        .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkAPIClient", "InkDocument"]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The benchmark: a long recording through the release binary (`make bench` builds it first),
-# then one page of signatures side by side with Xournal++ (scripts/peer-bench.sh).
+# The benchmark: a long recording through the release binaries (`make bench` builds them first:
+# inkkiosk-bench for the figures, inkkiosk for replay), then one page of signatures side by
+# side with Xournal++ (scripts/peer-bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=.build/release/inkkiosk
+BENCH=.build/release/inkkiosk-bench
 REC=out/bench/long-2000.inklog
 SIZE=1920x1080
 
-if [[ ! -x $BIN ]]; then
-    echo "bench: $BIN is missing; run 'make bench' (or 'make release') first." >&2
-    exit 1
-fi
+for exe in "$BIN" "$BENCH"; do
+    if [[ ! -x $exe ]]; then
+        echo "bench: $exe is missing; run 'make bench' (or 'make release') first." >&2
+        exit 1
+    fi
+done
 if [[ ! -f $REC ]]; then
     mkdir -p "$(dirname "$REC")"
     echo "bench: generating $REC"
@@ -26,8 +30,8 @@ peak_of() { # the "peakRSSMiB" of the JSON object on the last line of $1
 }
 OUT=$(mktemp); trap 'rm -f "$OUT"' EXIT
 
-echo "== inkkiosk bench $REC --size $SIZE"
-"$BIN" bench "$REC" --size "$SIZE" | tee "$OUT"
+echo "== inkkiosk-bench bench $REC --size $SIZE"
+"$BENCH" bench "$REC" --size "$SIZE" | tee "$OUT"
 PEAKS+=("bench $(peak_of "$OUT")")
 echo
 echo "== inkkiosk replay $REC --size $SIZE --no-prediction --stats"
@@ -38,12 +42,12 @@ echo
 [[ -f out/bench/worksheet-12.pdf ]] || python3 Tests/e2e/worksheet_pdf.py out/bench/worksheet-12.pdf --pages 12 --lines 20 --title "Fractions, week 3"
 [[ -f out/bench/scanned-6.pdf ]] || python3 Tests/e2e/worksheet_pdf.py out/bench/scanned-6.pdf --pages 6 --scanned --title "Scanned worksheet"
 for SHEET in out/bench/worksheet-12.pdf out/bench/scanned-6.pdf; do
-    echo "== inkkiosk worksheet-bench $SHEET --recording $REC --size $SIZE (a worksheet's pages: paper, turns, ink over them)"
-    "$BIN" worksheet-bench "$SHEET" --recording "$REC" --size "$SIZE"
+    echo "== inkkiosk-bench worksheet-bench $SHEET --recording $REC --size $SIZE (a worksheet's pages: paper, turns, ink over them)"
+    "$BENCH" worksheet-bench "$SHEET" --recording "$REC" --size "$SIZE" --inkkiosk "$BIN"
     echo
 done
-echo "== inkkiosk api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
-"$BIN" api-bench --clients 200 --seconds 10
+echo "== inkkiosk-bench api-bench --clients 200 --seconds 10 (the signature API under load, in one process)"
+"$BENCH" api-bench --clients 200 --seconds 10
 echo
 echo "== peak RSS at $SIZE (limit 64 MB = 61.0 MiB)"
 for p in "${PEAKS[@]}"; do

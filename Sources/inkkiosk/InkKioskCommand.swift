@@ -1,4 +1,5 @@
 import ArgumentParser
+import InkCommandLine
 
 @main
 struct InkKioskCommand: ParsableCommand {
@@ -6,10 +7,5 @@ struct InkKioskCommand: ParsableCommand {
         commandName: "inkkiosk",
         abstract: "Pen and touch ink for embedded Linux: libinput in, DRM/KMS out.",
         version: InkKioskVersion.string,
-        subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, ConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self, BenchCommand.self, WorksheetBenchCommand.self, APIBenchCommand.self, SoakCommand.self])
-}
-
-/// The release, as `inkkiosk --version` prints it and the Debian packages are named (scripts/deb).
-enum InkKioskVersion {
-    static let string = "1.0.0"
+        subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, ConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self])
 }

@@ -4,9 +4,6 @@ import InkCore
 import InkKiosk
 import InkPipeline
 
-extension PixelSize: ExpressibleByArgument {
-    public init?(argument: String) { self.init(parsing: argument) }
-}
 extension ToolKind: ExpressibleByArgument {}
 extension PreferredAction: ExpressibleByArgument {}
 extension HoldEraser: ExpressibleByArgument {}

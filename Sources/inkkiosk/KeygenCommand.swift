@@ -1,4 +1,5 @@
 import ArgumentParser
+import InkCommandLine
 import FoundationEssentials
 import InkDocumentSigning
 import InkStorage

@@ -1,5 +1,6 @@
 import InkConfig
 import ArgumentParser
+import InkCommandLine
 import FoundationEssentials
 import InkLoop
 import Glibc
@@ -154,19 +155,11 @@ struct ReplayCommand: ParsableCommand {
             written += try sig.write(to: capture)
         }
         if stats {
-            result.peakRSSMiB = (BenchCommand.peakRSSMiB() * 100).rounded() / 100
+            result.peakRSSMiB = (ProcessMemory.peakMiB() * 100).rounded() / 100
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             print(String(decoding: try encoder.encode(result), as: UTF8.self))
         }
         for path in written { writeStandardError("wrote \(path)\n") }
-    }
-}
-
-extension CleanExit {
-    /// An error message on stderr with a non-zero exit status.
-    static func message(_ text: String, code: Int32) -> ExitCode {
-        writeStandardError("inkkiosk: error: \(text)\n")
-        return ExitCode(code)
     }
 }

@@ -1,5 +1,6 @@
 import InkConfig
 import ArgumentParser
+import InkCommandLine
 import FoundationEssentials
 import Glibc
 import InkKiosk

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import InkAPI
+import InkAPIClient
 
 enum Transport: String, CaseIterable, CustomTestStringConvertible {
     case tcp, unix

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import InkAPI
+import InkAPIClient
 
 // MARK: the decisions, without sockets
 

@@ -82,20 +82,22 @@ private func fileSize(_ path: String) -> Int {
         let path = try journalPath("corrupt")
         try StrokeJournal(path: path, clock: clock).append(edits)
         // Flip one byte inside the second stroke's payload (the first record is the session's clocks).
-        let fd = open(path, O_RDWR)
-        #expect(fd >= 0)
-        var at = off_t(StrokeJournal.magic.count)
-        for _ in 0..<2 {
-            var length: UInt32 = 0
-            pread(fd, &length, 4, at)
-            at += 8 + off_t(length)
+        do {
+            let fd = open(path, O_RDWR)
+            try #require(fd >= 0, "open \(path): errno \(errno)")
+            defer { close(fd) }   // before the journal is opened again
+            var at = off_t(StrokeJournal.magic.count)
+            for _ in 0..<2 {
+                var length: UInt32 = 0
+                try #require(pread(fd, &length, 4, at) == 4)
+                at += 8 + off_t(length)
+            }
+            var byte: UInt8 = 0
+            let target = at + 8 + 20
+            try #require(pread(fd, &byte, 1, target) == 1)
+            byte ^= 0xff
+            try #require(pwrite(fd, &byte, 1, target) == 1)
         }
-        var byte: UInt8 = 0
-        let target = at + 8 + 20
-        pread(fd, &byte, 1, target)
-        byte ^= 0xff
-        pwrite(fd, &byte, 1, target)
-        close(fd)
         let j = try StrokeJournal(path: path, clock: clock)
         #expect(j.recovered == [edits[0]])
         #expect(j.warning?.contains("checksum") == true)

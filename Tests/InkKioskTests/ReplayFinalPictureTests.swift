@@ -14,6 +14,8 @@ import InkKiosk
 @Suite struct ReplayFinalPictureTests {
     static let recordings = ["pressure", "tilt", "hover", "zigzag", "eraser", "buttons", "finger",
                              "finger-after-pen", "stray", "pad", "tipup-glitch", "signatures"]
+    /// The recordings that leave no stroke in the document.
+    static let inkless: Set<String> = ["hover"]
 
     struct Run {
         let display: OffscreenDisplay
@@ -52,6 +54,67 @@ import InkKiosk
         return (count, first)
     }
 
+    /// What a person would check of a replay's picture, whatever drew it: a mark on the paper
+    /// within 3 px of (nearly) every sample of the document's strokes, and white paper in every
+    /// 40 px cell that no stroke (its samples and the lines between them) comes within a cell
+    /// of. It fails if replay drew nothing, drew the ink elsewhere, or drew more than the strokes.
+    struct InkOnPaper {
+        var samples = 0
+        var inked = 0
+        var strayPixels = 0
+        var firstStray: (x: Int, y: Int)?
+        var covered: Double { samples == 0 ? 0 : Double(inked) / Double(samples) }
+    }
+
+    static func inkOnPaper(_ strokes: [Stroke], _ image: ImageSurface) -> InkOnPaper {
+        let width = image.size.width, height = image.size.height, cell = 40
+        let columns = (width + cell - 1) / cell, rows = (height + cell - 1) / cell
+        var nearInk = [Bool](repeating: false, count: columns * rows)
+        var found = InkOnPaper()
+        _ = image.withPixels { base, stride in
+            /// Off the white paper in some channel (also pale highlighter ink).
+            func marked(_ x: Int, _ y: Int) -> Bool {
+                guard x >= 0, y >= 0, x < width, y < height else { return false }
+                let p = base.advanced(by: y * stride).assumingMemoryBound(to: UInt32.self)[x]
+                let r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
+                return min(r, g, b) < 225
+            }
+            func markedNear(_ x: Int, _ y: Int) -> Bool {
+                for dy in -3...3 { for dx in -3...3 where marked(x + dx, y + dy) { return true } }
+                return false
+            }
+            func markNear(_ point: Point) {
+                let cx = min(max(Int(point.x) / cell, 0), columns - 1), cy = min(max(Int(point.y) / cell, 0), rows - 1)
+                for ny in max(0, cy - 1)...min(rows - 1, cy + 1) {
+                    for nx in max(0, cx - 1)...min(columns - 1, cx + 1) { nearInk[ny * columns + nx] = true }
+                }
+            }
+            for stroke in strokes {
+                var previous: Point?
+                for sample in stroke.samples {
+                    let at = sample.location
+                    found.samples += 1
+                    if markedNear(Int(at.x.rounded()), Int(at.y.rounded())) { found.inked += 1 }
+                    // Every 10 px along the line from the previous sample (a fast stroke's samples lie far apart).
+                    let from = previous ?? at
+                    let steps = max(1, Int((hypot(at.x - from.x, at.y - from.y) / 10).rounded(.up)))
+                    for k in 0...steps {
+                        let t = Double(k) / Double(steps)
+                        markNear(Point(from.x + (at.x - from.x) * t, from.y + (at.y - from.y) * t))
+                    }
+                    previous = at
+                }
+            }
+            for y in 0..<height {
+                for x in 0..<width where !nearInk[(y / cell) * columns + x / cell] && marked(x, y) {
+                    found.strayPixels += 1
+                    if found.firstStray == nil { found.firstStray = (x, y) }
+                }
+            }
+        }
+        return found
+    }
+
     @Test(arguments: recordings.map { ($0, ToolKind.pen) } + [("tilt", .calligraphy), ("signatures", .calligraphy),
           ("zigzag", .highlighter), ("pressure", .debug), ("signatures", .highlighter)])
     func finalPictureIsTheLastFrame(name: String, tool: ToolKind) throws {
@@ -60,6 +123,11 @@ import InkKiosk
         let final = try Self.run(recording, tool: tool, finalOnly: true)
         #expect(final.stats.frames == 1)
         #expect(frames.stats.frames > 10)
+        // The picture is the recording's ink, not only the same picture twice.
+        let ink = Self.inkOnPaper(final.pipeline.document.strokes, final.display.screen)
+        #expect(ink.samples > 0 || Self.inkless.contains(name), "\(name): the document holds no samples")
+        #expect(ink.covered >= 0.95 || ink.samples == 0, "\(name) with \(tool): ink at \(ink.inked) of \(ink.samples) samples")
+        #expect(ink.strayPixels == 0, "\(name) with \(tool): \(ink.strayPixels) marks away from the strokes, the first at \(String(describing: ink.firstStray))")
         #expect(final.stats.strokes == frames.stats.strokes && final.stats.samples == frames.stats.samples)
         // The same ink, down to which samples were coalesced into a frame.
         #expect(final.pipeline.document.strokes == frames.pipeline.document.strokes)
@@ -80,8 +148,15 @@ import InkKiosk
         var screen = ScreenSettings()
         screen.mode = .signature
         screen.outbox = try Fixtures.outputDirectory("final-picture-outbox")
-        let run = try Self.run(try Fixtures.recording("zigzag"), tool: .pen, finalOnly: true, screen: screen)
-        #expect(run.stats.frames > 10)
+        let recording = try Fixtures.recording("zigzag")
+        let run = try Self.run(recording, tool: .pen, finalOnly: true, screen: screen)
+        let everyFrame = try Self.run(recording, tool: .pen, finalOnly: false, screen: screen)
+        #expect(run.stats.frames > 10 && run.stats.frames == everyFrame.stats.frames)
+        // The screen's controls drawn over the ink: the frame-by-frame picture, with the ink where the pen went.
+        let diff = Self.difference(run.display.screen, everyFrame.display.screen)
+        #expect(diff.count == 0, "\(diff.count) pixels differ, the first at \(String(describing: diff.first))")
+        let ink = Self.inkOnPaper(run.pipeline.document.strokes, run.display.screen)
+        #expect(ink.samples > 0 && ink.covered >= 0.95, "ink at \(ink.inked) of \(ink.samples) samples")
     }
 
     @Test(arguments: [false, true])

@@ -313,6 +313,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         booth.chores.deliver()
         try booth.frame()
         guard case .accepted(let paths, _)? = outcomes.last, outcomes.count == 1 else { Issue.record("not accepted: \(outcomes)"); return }
+        #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req9.inkml", "req9.json", "req9.png", "req9.svg"])
         #expect(paths.allSatisfy { FileManager.default.fileExists(atPath: $0) })
         #expect(booth.pipeline.document.strokes.isEmpty, "cleared for the next signer")
     }

@@ -140,6 +140,17 @@ private func onAThread(_ work: @escaping @Sendable () throws -> Void) async thro
     }
 }
 
+/// Waits until `done` holds (a request has reached the desk, …), checking every 5 ms for at
+/// most `seconds`; false if it never did.
+private func eventually(within seconds: Double = 10, _ done: () -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !done() {
+        guard Date() < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
 /// A fresh outbox for one test.
 private func temporaryOutbox() throws -> String {
     try Fixtures.outputDirectory("api-outbox-\(UUID().uuidString.prefix(8))")
@@ -190,7 +201,8 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
 
             // The host long-polls; the signer accepts meanwhile; the poll answers with the files.
             async let polled = curl("GET", "/signatures/\(capture.id)?wait=30", at: api)
-            try await Task.sleep(for: .milliseconds(300))
+            // Accepted while the poll waits, not before it arrives (it would then answer at once).
+            #expect(try await eventually { kiosk.desk.longPolls == 1 }, "the long poll reached the desk")
             kiosk.accept(capture.id)
             let done = try await polled
             #expect(done.code == 200)
@@ -417,7 +429,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
         let api = Endpoint(try #require(await server.listeningAddress()))
         let capture = try desk.start(prompt: nil, timeout: nil)
         async let polled = curl("GET", "/signatures/\(capture.id)?wait=60", at: api)
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await eventually { desk.longPolls == 1 }, "the long poll reached the desk before the server stops")
         await server.stop()
         let reply = try await polled
         let status = try reply.status()

@@ -122,7 +122,7 @@ import InkStorage
         let fd = bytes.withUnsafeBufferPointer { b in
             b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { creat($0, 0o644) }
         }
-        #expect(fd >= 0)
+        try #require(fd >= 0, "creat: errno \(errno)")
         close(fd)
         let shelf = WorksheetShelf(folders: [dir])
         let listed = try #require(shelf.pdfFiles().first { $0.contains("bad") })

@@ -249,6 +249,25 @@ import InkStorage
 }
 
 /// A worksheet opened from the USB stick is copied to the tablet: the stick can be pulled out.
+/// Waits (at most 5 s) until a file touched now gets a later modification time than `path`'s.
+/// File times come from the kernel's coarse clock (one tick, a few ms), so two files touched
+/// in a row may share one. `probe`: a scratch file on the same file system.
+private func fileClockPasses(_ path: String, probe: String) -> Bool {
+    func modified(_ file: String) -> Int? {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
+    }
+    guard let then = modified(path), FileManager.default.createFile(atPath: probe, contents: nil) else { return false }
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+        utimensat(AT_FDCWD, probe, nil, 0)   // as WorksheetCopies marks a copy opened
+        if let now = modified(probe), now > then { return true }
+        usleep(1000)
+    }
+    return false
+}
+
 @Suite struct WorksheetsFromTheStick {
     let dir: String
     init() throws { dir = try Fixtures.outputDirectory("worksheet-stick-\(UUID().uuidString.prefix(8))") }
@@ -314,7 +333,8 @@ import InkStorage
         let copies = WorksheetCopies(folder: folder, maxBytes: try #require(sizes["a"]) + (try #require(sizes["c"])) + 10)
         #expect(try copies.keep("\(dir)/stick/a.pdf", sha256: sha("a")) == "\(folder)/a.pdf")
         #expect(try copies.keep("\(dir)/stick/b.pdf", sha256: sha("b")) == "\(folder)/b.pdf")
-        usleep(20_000)
+        // Opened again later than b as the file system tells time (its clock ticks coarsely).
+        try #require(fileClockPasses("\(folder)/b.pdf", probe: "\(dir)/clock-probe"), "the file system's clock moves on")
         #expect(try copies.keep("\(dir)/stick/a.pdf", sha256: sha("a")) == "\(folder)/a.pdf", "kept once, opened again")
         #expect(try copies.keep("\(dir)/stick/c.pdf", sha256: sha("c")) == "\(folder)/c.pdf")
         #expect(copies.files().map(\.path) == ["\(folder)/a.pdf", "\(folder)/c.pdf"], "b was opened longest ago")

@@ -120,8 +120,10 @@ def check_smoothing():
     figures = {}
     for label in ("default", "quirk"):
         im, p = shot(f"smoothing-{label}")
-        if im:
-            figures[label] = coverage(im, points)
+        if im is None:
+            check(False, f"the smoothing session left its screenshot with {label} smoothing", p)
+            continue
+        figures[label] = coverage(im, points)
     listing = {label: open(os.path.join(WORK, f"devices-smoothing-{label}.txt")).read()
                for label in ("default", "quirk") if os.path.exists(os.path.join(WORK, f"devices-smoothing-{label}.txt"))}
     check("smoothing: on" in listing.get("default", "") and "smoothing: off" in listing.get("quirk", ""),

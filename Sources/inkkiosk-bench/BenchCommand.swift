@@ -1,5 +1,6 @@
 import InkConfig
 import ArgumentParser
+import InkCommandLine
 import FoundationEssentials
 import Glibc
 import InkCore
@@ -10,7 +11,7 @@ import InkKiosk
 import InkPipeline
 #endif
 
-/// `inkkiosk bench`: plays a (long) recording through the real pipeline and reports what a
+/// `inkkiosk-bench bench`: plays a (long) recording through the real pipeline and reports what a
 /// frame costs, whether that cost stays flat as ink accumulates, and what a full redraw
 /// per frame would cost instead. Figures only: nothing here passes or fails.
 struct BenchCommand: ParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import InkCommandLine
 import FoundationEssentials
 import Glibc
 import InkConfig
@@ -11,7 +12,7 @@ import InkRender
 import InkStorage
 import InkWorksheet
 
-/// `inkkiosk worksheet-bench`: what a worksheet costs the classroom at a screen size: a page's
+/// `inkkiosk-bench worksheet-bench`: what a worksheet costs the classroom at a screen size: a page's
 /// paper (poppler, then kept compressed), a page turn with the paper cached, and the per-frame
 /// cost of ink over a worksheet page against the same ink over blank paper. Figures only.
 struct WorksheetBenchCommand: ParsableCommand {
@@ -34,6 +35,9 @@ struct WorksheetBenchCommand: ParsableCommand {
 
     @Option(help: "Page turns timed.")
     var turns = 200
+
+    @Option(help: "The inkkiosk whose PDF helper reads the worksheet (default: the one beside this program, as make release builds them).")
+    var inkkiosk: String?
 
     struct Report: Codable {
         var worksheet: String
@@ -66,7 +70,7 @@ struct WorksheetBenchCommand: ParsableCommand {
         guard let made = mkdtemp(&folder) else { throw CleanExit.message("cannot make a folder in /var/tmp", code: 1) }
         let watchFolder = String(cString: made)
         defer { try? FileManager.default.removeItem(atPath: watchFolder) }
-        let helper = PDFHelper()
+        let helper = PDFHelper(launch: PDFHelper.Launch(executable: try kioskExecutable()))
         let sheet: Worksheet
         let clock = ContinuousClock()
         let opening = clock.now
@@ -187,6 +191,26 @@ struct WorksheetBenchCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
+    }
+
+    /// The shipped `inkkiosk`, whose `pdf-helper` the kiosk starts: the helper measured here is
+    /// that process, in its cage, not one of this program's.
+    private func kioskExecutable() throws -> String {
+        let path = inkkiosk ?? Self.besideThisProgram("inkkiosk")
+        guard access(path, X_OK) == 0 else {
+            throw CleanExit.message("worksheet-bench: \(path): \(String(cString: strerror(errno))) (the PDF helper is inkkiosk's; --inkkiosk PATH)", code: 1)
+        }
+        return path
+    }
+
+    /// `name` in the directory of this program's executable.
+    private static func besideThisProgram(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return name }
+        let own = buffer.withUnsafeBytes { String(decoding: $0.prefix(length), as: UTF8.self) }
+        guard let slash = own.lastIndex(of: "/") else { return name }
+        return String(own[..<slash]) + "/" + name
     }
 
     private func printReadable(_ r: Report) {

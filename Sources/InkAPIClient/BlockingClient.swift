@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkAPI
 import InkLoop
 
 /// An HTTP/1.1 client on a bare blocking socket, for the API's load benchmark and its tests:

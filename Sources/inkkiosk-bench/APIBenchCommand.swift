@@ -3,11 +3,12 @@ import FoundationEssentials
 import Glibc
 import Dispatch
 import InkAPI
+import InkAPIClient
 import InkLoop
 import InkPipeline
 import Synchronization
 
-/// `inkkiosk api-bench`: the signature API under load, in one process: the real server on
+/// `inkkiosk-bench api-bench`: the signature API under load, in one process: the real server on
 /// loopback, N clients asking on kept-alive connections as fast as they are answered, and a
 /// prober asking `/health` on a fresh connection every 50 ms, as a POS health check would.
 /// Figures only: nothing here passes or fails.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import InkCommandLine
 import FoundationEssentials
 import InkLoop
 import Glibc
@@ -11,7 +12,7 @@ import InkKiosk
 import InkPipeline
 #endif
 
-/// `inkkiosk soak`: a day of use in a minute. A pen writes through the real pipeline, journal
+/// `inkkiosk-bench soak`: a day of use in a minute. A pen writes through the real pipeline, journal
 /// (writer thread, compaction) and capture files; the figures say whether anything grows:
 /// memory after warm-up, the journal against its compacted size, the time to start again
 /// after the day, and what a page turn costs. Figures only: nothing here passes or fails.

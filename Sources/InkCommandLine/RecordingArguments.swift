@@ -3,27 +3,29 @@ import FoundationEssentials
 import Glibc
 import InkCore
 
-/// The arguments every command that plays a recording takes.
-struct RecordingArguments: ParsableArguments {
+/// The arguments every command that plays a recording takes (`replay`, `bench`).
+public struct RecordingArguments: ParsableArguments {
     @Argument(help: "The recording (.inklog).")
-    var file: String
+    public var file: String
 
     @Flag(name: .customLong("no-prediction"), help: "Do not draw predicted ink ahead of the pen.")
-    var noPrediction = false
+    public var noPrediction = false
+
+    public init() {}
 
     /// The recording, or an exit with `FILE:LINE: problem` on stderr.
-    func load() throws -> Recording {
+    public func load() throws -> Recording {
         try reportingBadLines { try InklogReader.read(contentsOf: URL(fileURLWithPath: file)) }
     }
 
     /// The recording, to be read as it plays (`body` of `reportingBadLines`: a bad line shows
     /// when it is reached).
-    func stream() throws -> InklogStream {
+    public func stream() throws -> InklogStream {
         try reportingBadLines { try InklogStream(path: file) }
     }
 
     /// `body`, with a bad line of the recording turned into an exit with `FILE:LINE: problem` on stderr.
-    func reportingBadLines<T>(_ body: () throws -> T) throws -> T {
+    public func reportingBadLines<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let e as InklogError {
             throw CleanExit.message(e.description, code: 1)
         }

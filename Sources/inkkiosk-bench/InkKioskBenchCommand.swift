@@ -1,0 +1,13 @@
+import ArgumentParser
+import InkCommandLine
+
+/// The benchmarks: built with the kiosk (`make release`) from the same modules, kept out of the
+/// `inkkiosk` that is shipped (the Debian packages, the appliance carry only that one).
+@main
+struct InkKioskBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inkkiosk-bench",
+        abstract: "Measure inkkiosk: frame cost, worksheets, the signature API under load, a simulated day.",
+        version: InkKioskVersion.string,
+        subcommands: [BenchCommand.self, WorksheetBenchCommand.self, APIBenchCommand.self, SoakCommand.self])
+}
