@@ -47,7 +47,8 @@ let package = Package(
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "InkDocument", "CZlib", "CLinux",
+        // It does not render: a capture's PNG and SVG come from its caller (`CaptureExporter`).
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkDocument", "CZlib", "CLinux",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // Signing a PDF in place: a defensive reader of the file's objects and cross-references, its
         // signature fields and pages, and an incremental update that appends the ink's appearance

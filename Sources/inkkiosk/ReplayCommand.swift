@@ -150,7 +150,8 @@ struct ReplayCommand: ParsableCommand {
             // Recordings keep monotonic times; the capture is dated now, with the recording's duration.
             let now = Date()
             let sig = SignatureCapture(name: String(name), strokes: pipeline.document.strokes, screen: size, dpi: 96,
-                                       device: device, started: now - ((times.last ?? 0) - (times.first ?? 0)), ended: now)
+                                       device: device, started: now - ((times.last ?? 0) - (times.first ?? 0)), ended: now,
+                                       exporter: CairoCaptureExporter())
             written += try sig.write(to: capture)
         }
         if stats {

@@ -46,7 +46,7 @@ private final class StandInKiosk: @unchecked Sendable {
     static func files(_ id: String, in outbox: String = outbox) -> CaptureFiles {
         if SignatureCapture.stored(outbox: outbox).captures[id] == nil {
             let capture = SignatureCapture(name: id, strokes: strokes, screen: screenSize, dpi: 96, device: "Test Pen",
-                                           started: Date(timeIntervalSinceNow: -3), ended: Date())
+                                           started: Date(timeIntervalSinceNow: -3), ended: Date(), exporter: CairoCaptureExporter())
             _ = try? capture.write(to: outbox)
         }
         guard let stored = SignatureCapture.stored(outbox: outbox).captures[id] else {
@@ -801,7 +801,7 @@ extension SignatureAPI {
         let pair = try opensslKeyPair(in: outbox + "/..", "api-\(UUID().uuidString.prefix(8))")
         let key = try SealingKey.load(path: pair.pub)
         var capture = SignatureCapture(name: "sig-enc", strokes: StandInKiosk.strokes, screen: screenSize, dpi: 96, device: "Test Pen",
-                                       started: Date(timeIntervalSinceNow: -3), ended: Date())
+                                       started: Date(timeIntervalSinceNow: -3), ended: Date(), exporter: CairoCaptureExporter())
         capture.encryptTo = key
         let paths = try capture.write(to: outbox)
         try await withAPI(outbox: outbox) { api, _ in

@@ -37,7 +37,8 @@ private final class InkMLCounter: NSObject, XMLParserDelegate {
 @Suite struct SignatureCaptures {
     func capture(_ name: String, strokes: [Stroke]) -> SignatureCapture {
         SignatureCapture(name: name, strokes: strokes, screen: screenSize, dpi: 96, device: "Wacom Intuos5 touch M Pen",
-                         started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004))
+                         started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004),
+                         exporter: CairoCaptureExporter())
     }
 
     @Test func anAcceptedSignatureLandsWholeInTheOutbox() throws {

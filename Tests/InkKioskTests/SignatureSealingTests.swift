@@ -51,7 +51,8 @@ struct SignatureEncryption {
 
     func capture(_ name: String, to key: SealingKey? = nil) -> SignatureCapture {
         var c = SignatureCapture(name: name, strokes: strokes, screen: screenSize, dpi: 96, device: "Wacom Intuos5 touch M Pen",
-                                 started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004))
+                                 started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004),
+                                 exporter: CairoCaptureExporter())
         c.encryptTo = key
         return c
     }
