@@ -48,7 +48,7 @@ let package = Package(
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
         // It does not render: a capture's PNG and SVG come from its caller (`CaptureExporter`).
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkDocument", "CZlib", "CLinux",
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkDocument", "CZlib",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // Signing a PDF in place: a defensive reader of the file's objects and cross-references, its
         // signature fields and pages, and an incremental update that appends the ink's appearance
@@ -62,7 +62,7 @@ let package = Package(
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
         .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
         // Worksheets: PDF pages under the ink, read and drawn by the PDF helper; the list, the copies, the strikes.
-        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper",
+        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "CCairo",
                                                     .product(name: "Crypto", package: "swift-crypto")]),
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
@@ -82,20 +82,21 @@ let package = Package(
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
-                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "CLinux"]),
+                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning",
+                                                "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
+            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop", "InkAPI",
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
-        .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
-        .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
+        .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender", "CCairo"]),
+        .testTarget(name: "InkInputTests", dependencies: ["InkCore", "InkInput"]),
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument"]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning", "CCairo", "CLinux"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning", "CCairo", "CLinux", "CZlib"]),
     ]
 )
 
