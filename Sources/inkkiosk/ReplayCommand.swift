@@ -114,8 +114,8 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         screen.mode = kioskMode
-        screen.api = nil
-        if config == nil { screen.outbox = "/tmp/inkkiosk-replay-outbox"; screen.saveDirectory = "/tmp/inkkiosk-replay-saved" }
+        screen.api.address = nil
+        if config == nil { screen.capture.outbox = "/tmp/inkkiosk-replay-outbox"; screen.capture.saveDirectory = "/tmp/inkkiosk-replay-saved" }
 
         let display = try OffscreenDisplay(size: size)
         let replay = try recording.map { Replay(recording: $0, settings: ink.settings(screen: size), options: options) }

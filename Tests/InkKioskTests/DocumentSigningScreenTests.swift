@@ -36,10 +36,10 @@ import InkRender
     func booth() throws -> (Booth, SignatureScreen) {
         var s = ScreenSettings()
         s.mode = .signature
-        s.outbox = "\(dir)/outbox"
-        s.api = "127.0.0.1:0"
-        s.pdfHelperExecutable = Fixtures.inkkioskBinary
-        s.pdfHelperRequiresSeccomp = !Fixtures.emulated
+        s.capture.outbox = "\(dir)/outbox"
+        s.api.address = "127.0.0.1:0"
+        s.pdfHelper.executable = Fixtures.inkkioskBinary
+        s.pdfHelper.requiresSeccomp = !Fixtures.emulated
         let booth = try Booth(s)
         return (booth, try #require(booth.screen as? SignatureScreen))
     }

@@ -79,7 +79,7 @@ import InkKiosk
     @Test func aScreenWithControlsStillPlaysEveryFrame() throws {
         var screen = ScreenSettings()
         screen.mode = .signature
-        screen.outbox = try Fixtures.outputDirectory("final-picture-outbox")
+        screen.capture.outbox = try Fixtures.outputDirectory("final-picture-outbox")
         let run = try Self.run(try Fixtures.recording("zigzag"), tool: .pen, finalOnly: true, screen: screen)
         #expect(run.stats.frames > 10)
     }

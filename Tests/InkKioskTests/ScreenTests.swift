@@ -124,8 +124,8 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
     func settings(_ outbox: String, hosted: Bool = false) -> ScreenSettings {
         var s = ScreenSettings()
         s.mode = .signature
-        s.outbox = outbox
-        s.api = hosted ? "127.0.0.1:0" : nil
+        s.capture.outbox = outbox
+        s.api.address = hosted ? "127.0.0.1:0" : nil
         return s
     }
 
@@ -276,7 +276,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         let outbox = try emptyOutbox()
         let pair = try opensslKeyPair(in: outbox + "/..", "screen-\(UUID().uuidString.prefix(8))")
         var s = settings(outbox, hosted: true)
-        s.encryptTo = try SealingKey.load(path: pair.pub)
+        s.capture.encryptTo = try SealingKey.load(path: pair.pub)
         let booth = try Booth(s)
         let screen = try #require(booth.screen as? SignatureScreen)
         let desk = try SignatureDesk(defaultTimeout: nil)
@@ -286,7 +286,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         try booth.draw(signatureStroke)
         try booth.tap(.accept)
         let files = try #require(desk.status(id: request.id)?.files, "accepted with its files")
-        #expect(files.encryptedTo == s.encryptTo?.fingerprint)
+        #expect(files.encryptedTo == s.capture.encryptTo?.fingerprint)
         let names = [files.png, files.svg, files.inkml, files.json].map { ($0 as NSString).lastPathComponent }
         #expect(names == ["png.hpke", "svg.hpke", "inkml.hpke", "json"].map { "\(request.id).\($0)" })
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory).sorted() == names.sorted())
@@ -346,7 +346,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
     func settings(_ saveDirectory: String = "/tmp") -> ScreenSettings {
         var s = ScreenSettings()
         s.mode = .classroom
-        s.saveDirectory = saveDirectory
+        s.capture.saveDirectory = saveDirectory
         return s
     }
 
