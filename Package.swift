@@ -89,14 +89,31 @@ let package = Package(
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Helpers several test targets share (regular targets: a test target cannot depend on another).
+        // Where the tests find recordings and the built binary, where they leave files, running tools,
+        // and a screen's pixels.
+        .target(name: "InkTestSupport", dependencies: ["InkCore", "InkRender"], path: "Tests/InkTestSupport"),
+        // Worksheets made with cairo, the tests' shared PDF helper, and the faults done to it from outside.
+        .target(name: "InkWorksheetTestSupport", dependencies: ["InkTestSupport", "InkPDFHelper", "InkWorksheet", "CCairo", "CLinux"],
+                path: "Tests/InkWorksheetTestSupport"),
+
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender", "CCairo"]),
         .testTarget(name: "InkInputTests", dependencies: ["InkCore", "InkInput"]),
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument"]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
+        .testTarget(name: "InkStorageTests", dependencies: ["InkCore", "InkStorage", "InkTestSupport"]),
+        .testTarget(name: "InkConfigTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkConfig", "InkTestSupport"]),
+        .testTarget(name: "InkWorksheetTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "InkWorksheet", "CCairo",
+                                                             "InkTestSupport", "InkWorksheetTestSupport"]),
+        .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
+        // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
+        // a mode's screen, the binary's commands).
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning", "CCairo", "CLinux", "CZlib"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper",
+                                                         "InkDocument", "InkDocumentSigning", "CCairo", "CZlib",
+                                                         "InkTestSupport", "InkWorksheetTestSupport"]),
     ]
 )
 

@@ -4,6 +4,7 @@ import InkConfig
 import InkDocumentSigning
 import InkCore
 @testable import InkKiosk
+import InkTestSupport
 
 /// `[signature] sign_with` and `inkkiosk keygen --signing`: the device's signing identity, read
 /// when the config is, and made by the kiosk's own binary.

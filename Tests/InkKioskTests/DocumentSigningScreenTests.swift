@@ -8,6 +8,8 @@ import InkDocumentSigning
 import InkRender
 @testable import InkKiosk
 @testable import InkStorage
+import InkTestSupport
+import InkWorksheetTestSupport
 
 /// A host's contract on the signature screen: read page by page with finger taps (the pen
 /// draws nothing there), then signed in its field's enlarged view; Accept writes the signed PDF.

@@ -6,6 +6,7 @@ import InkRender
 import InkDisplay
 import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
 
 /// `replay` without `--stats` or `--frames` draws only its final picture: every event still
 /// goes through the engine on the frame clock, but the screen is drawn once, with the strokes

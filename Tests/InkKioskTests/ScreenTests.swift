@@ -8,6 +8,7 @@ import InkRender
 import InkDisplay
 @testable import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
 
 private let pen = DeviceInfo(id: 1, kind: .tablet, name: "Test Pen", widthMM: 224, heightMM: 140, direct: true)
 private let touch = DeviceInfo(id: 2, kind: .touch, name: "Test Touch", widthMM: 224, heightMM: 140, direct: true)

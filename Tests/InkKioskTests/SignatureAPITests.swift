@@ -7,6 +7,7 @@ import InkStorage
 import InkLoop
 @testable import InkKiosk
 @testable import InkAPI
+import InkTestSupport
 
 /// The kiosk's side of the desk in a few lines: a thread asleep in poll() on `wakeFD` that takes
 /// the messages and finishes captures as the signature screen will (cancel and timeout at once,

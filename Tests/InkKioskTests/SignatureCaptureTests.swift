@@ -9,12 +9,7 @@ import InkCore
 import InkRender
 import InkAPI
 @testable import InkKiosk
-
-/// The permission bits of `path` (lstat: a symlink is not followed).
-func mode(_ path: String) -> Int {
-    var info = stat()
-    return lstat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
-}
+import InkTestSupport
 
 /// Counts InkML traces and their points, independently of our writer.
 private final class InkMLCounter: NSObject, XMLParserDelegate {

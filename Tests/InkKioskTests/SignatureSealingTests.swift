@@ -7,6 +7,7 @@ import InkRender
 @testable import InkStorage
 import InkAPI
 @testable import InkKiosk
+import InkTestSupport
 
 /// A real key pair, made by openssl as the README says: the private key (PKCS#8 PEM) and the
 /// public key (SubjectPublicKeyInfo PEM).

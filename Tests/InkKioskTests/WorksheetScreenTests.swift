@@ -10,6 +10,8 @@ import InkStorage
 @testable import InkWorksheet
 @testable import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
+import InkWorksheetTestSupport
 
 /// The classroom's Worksheets: the list, a worksheet opened as the notebook, its pages under
 /// the ink, the journal bringing it back, Save writing the annotated worksheet. The PDF helper

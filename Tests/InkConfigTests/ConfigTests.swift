@@ -5,7 +5,7 @@ import InkCore
 import InkRender
 import InkAPI
 import InkStorage
-@testable import InkKiosk
+import InkTestSupport
 
 @Suite struct Config {
     let documented = Fixtures.packageDirectory.appendingPathComponent("config/inkkiosk.toml").path
