@@ -107,6 +107,7 @@ let package = Package(
         .testTarget(name: "InkConfigTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkConfig", "InkTestSupport"]),
         .testTarget(name: "InkWorksheetTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "InkWorksheet", "CCairo",
                                                              "InkTestSupport", "InkWorksheetTestSupport"]),
+        .testTarget(name: "InkLoopTests", dependencies: ["InkLoop"]),
         .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
         // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
         // a mode's screen, the binary's commands).
