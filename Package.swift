@@ -17,6 +17,8 @@ let package = Package(
         // 4.x imports FoundationEssentials where 3.x imported Foundation (and with it ICU).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
+    // One module per box of the flow. A module's dependencies are what it imports, nothing more (a
+    // module never imports one it does not list); its comment says its role and what it must not know.
     targets: [
         // System libraries, found through pkg-config.
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
@@ -35,25 +37,32 @@ let package = Package(
         // OpenSSL's libcrypto, for the PAdES signature's CMS and the device's signing certificate.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-        // Linux headers for the event loop and the console (epoll, signalfd, VT ioctls).
+        // Linux headers: the event loop's (epoll, signalfd, eventfd), the console's VT ioctls, prctl (thread
+        // names, the kiosk's dumpability), tgkill.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        // The ink: events, recordings, samples, strokes, tools, interaction. FoundationEssentials only:
-        // no module imports Foundation proper (ICU, 39 MB); see README, "No Foundation, no ICU".
+        // The ink: events, recordings, samples, strokes, tools, interaction. Imports nothing of ours;
+        // FoundationEssentials only: no module imports Foundation proper (ICU, 39 MB); see README,
+        // "No Foundation, no ICU".
         .target(name: "InkCore"),
-        // Canvas, overlay, damage, and PNG / SVG / PDF through cairo (PNG deflated by zlib).
+        // Canvas, overlay, damage, and PNG / SVG / PDF through cairo (PNG deflated by zlib). Knows the
+        // ink, not where it is stored or shown.
         .target(name: "InkRender", dependencies: ["InkCore", "CCairo", "CZlib"]),
-        // libinput on a udev seat -> InkEvents (one end that touches the kernel).
+        // libinput on a udev seat -> InkEvents (one end that touches the kernel); InkCore only besides.
         .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
-        // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
+        // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end);
+        // takes rendered frames (InkRender's surfaces), knows nothing of the kiosk's screens or of input.
         .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
-        // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
-        // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
-        .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "InkDocument", "CZlib", "CLinux",
+        // Never lose ink: the stroke journal and its writer thread (InkLoop's threads), signature captures,
+        // synced files, recordings; a capture's files encrypted to the host's key (HPKE through swift-crypto),
+        // the PDF a capture signed (InkDocument; its digital signature through `DocumentSealer`, so that
+        // storage does not link libcrypto). It does not render: a capture's PNG and SVG come from its
+        // caller (`CaptureExporter`).
+        .target(name: "InkStorage", dependencies: ["InkCore", "InkDocument", "CZlib",
                                                   .product(name: "Crypto", package: "swift-crypto"), "InkLoop"]),
         // Signing a PDF in place: a defensive reader of the file's objects and cross-references, its
         // signature fields and pages, and an incremental update that appends the ink's appearance
-        // (the original's bytes untouched). Pure logic, no poppler; zlib for the compressed streams.
+        // (the original's bytes untouched). Pure logic, no poppler, no cairo; zlib for the compressed streams.
         .target(name: "InkDocument", dependencies: ["InkCore", "CZlib"]),
         // The PAdES baseline B-B signature on that update: a device's key and certificate (one PEM
         // file), the CMS through OpenSSL's libcrypto (the only module that links it), so that
@@ -61,31 +70,45 @@ let package = Package(
         .target(name: "InkDocumentSigning", dependencies: ["InkDocument", "COpenSSL"]),
         // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
+        // The helper draws a worksheet's ink with InkRender; strokes cross to it as the journal stores
+        // them (InkStorage's `StrokeTransfer`). Knows no screen.
         .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
-        // Worksheets: PDF pages under the ink, read and drawn by the PDF helper; the list, the copies, the strikes.
-        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper",
+        // Worksheets: PDF pages under the ink, read and drawn by the PDF helper; the list, the copies
+        // (SHA-256 names through swift-crypto), the strikes. Knows no screen: the kiosk shows them.
+        .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "CCairo",
                                                     .product(name: "Crypto", package: "swift-crypto")]),
-        // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
+        // The flow from input to screen: interaction -> document -> renderer -> display, and replay of
+        // recordings. Knows no device (events come in as InkEvents), no storage, no screen's controls.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
-        // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
+        // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other
+        // threads; named threads and their priorities. Only the Linux headers below it.
         .target(name: "InkLoop", dependencies: ["CLinux"]),
-        // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
-        // that hands the host's requests to the kiosk thread.
-        // Hosts' documents (uploaded PDFs) are read with InkDocument and hashed with swift-crypto's SHA-256.
+        // The local signature API: the HTTP server (the only module that links SwiftNIO), the desk
+        // that hands the host's requests to the kiosk thread (InkLoop's wake-ups), and its settings
+        // (`APISettings`: address, token, access, limits). Hosts' documents (uploaded PDFs) are read with
+        // InkDocument and hashed with swift-crypto's SHA-256. Knows no screen; a capture's files only as
+        // the paths the kiosk hands it.
         .target(name: "InkAPI", dependencies: ["InkCore", "InkLoop", "InkDocument",
                                               .product(name: "Crypto", package: "swift-crypto"),
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),
                                               .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The config file (TOML, the only module that links TOMLKit): every box's settings, checked
-        // strictly, each problem with its file, line and key.
+        // strictly, each problem with its file, line and key. It imports the modules whose types the
+        // settings hold (a sealing key, a device signer, the API's and the palette's); a box below it
+        // owns its settings' struct (`APISettings`), the screens' are here (`ScreenSettings` composes them).
         .target(name: "InkConfig", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
-        // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
+        // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd; it wires
+        // the boxes together (a capture's pictures drawn by InkRender for InkStorage, the device signer
+        // for a document's signature) and may import every module; only the command line imports it.
         .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
-                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "CLinux"]),
+                                                "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning",
+                                                "CLinux"]),
         // What both executables' command lines share: a recording's arguments, --size, error exits, the release's version.
         .target(name: "InkCommandLine", dependencies: ["InkCore", "InkLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The shipped command line (run, record, replay, devices, check-config, config, keygen, decrypt), and
+        // the PDF helper's process (the same binary, `pdf-helper`).
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine",
@@ -93,21 +116,39 @@ let package = Package(
         ]),
         // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
         .target(name: "InkAPIClient", dependencies: ["InkAPI", "InkLoop"]),
-        // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk.
+        // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk; not shipped.
         .executableTarget(name: "inkkiosk-bench", dependencies: [
             "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Helpers several test targets share (regular targets: a test target cannot depend on another).
+        // Where the tests find recordings and the built binary, where they leave files, running tools,
+        // and a screen's pixels.
+        .target(name: "InkTestSupport", dependencies: ["InkCore", "InkRender"], path: "Tests/InkTestSupport"),
+        // Worksheets made with cairo, the tests' shared PDF helper, and the faults done to it from outside.
+        .target(name: "InkWorksheetTestSupport", dependencies: ["InkTestSupport", "InkPDFHelper", "InkWorksheet", "CCairo", "CLinux"],
+                path: "Tests/InkWorksheetTestSupport"),
+
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
-        .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
-        .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
+        .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender", "CCairo"]),
+        .testTarget(name: "InkInputTests", dependencies: ["InkCore", "InkInput"]),
         .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkAPIClient", "InkDocument"]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
+        .testTarget(name: "InkStorageTests", dependencies: ["InkCore", "InkStorage", "InkTestSupport"]),
+        .testTarget(name: "InkConfigTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkConfig", "InkTestSupport"]),
+        .testTarget(name: "InkWorksheetTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "InkWorksheet", "CCairo",
+                                                             "InkTestSupport", "InkWorksheetTestSupport"]),
+        .testTarget(name: "InkLoopTests", dependencies: ["InkLoop"]),
+        .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
+        // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
+        // a mode's screen, the binary's commands).
         .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
-                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning", "CCairo", "CLinux"]),
+                                                         "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper",
+                                                         "InkDocument", "InkDocumentSigning", "CCairo", "CZlib",
+                                                         "InkTestSupport", "InkWorksheetTestSupport"]),
     ]
 )
 

@@ -149,37 +149,37 @@ public enum ConfigSchema {
     ])
 
     static let limits = ConfigSection("limits", "Everything that grows on a kiosk left running for months.", [
-        ConfigKey("undo_depth", .integer(0...10_000), .integer(screen.undoDepth),
+        ConfigKey("undo_depth", .integer(0...10_000), .integer(screen.notebook.undoDepth),
                   "Undo steps kept per page; older steps are forgotten, their ink stays."),
-        ConfigKey("page_cache_mb", .integer(0...4096), .integer(screen.pageCacheMB),
+        ConfigKey("page_cache_mb", .integer(0...4096), .integer(screen.notebook.pageCacheMB),
                   "RAM for pictures of the pages not on screen, so that turning to one is a copy, not a repaint "
                   + "(the page left longest ago goes first)."),
-        ConfigKey("outbox_keep", .integer(0...1_000_000), .integer(screen.outboxRetention.keep),
+        ConfigKey("outbox_keep", .integer(0...1_000_000), .integer(screen.capture.outboxRetention.keep),
                   "Signature captures kept in the outbox, and the API's outcomes (oldest removed after an Accept; 0 = no limit)."),
-        ConfigKey("outbox_days", .number(0...3650), .number(screen.outboxRetention.maxAgeDays),
+        ConfigKey("outbox_days", .number(0...3650), .number(screen.capture.outboxRetention.maxAgeDays),
                   "… and none older than this many days (0 = no limit)."),
-        ConfigKey("saves_keep", .integer(0...1_000_000), .integer(screen.savesRetention.keep),
+        ConfigKey("saves_keep", .integer(0...1_000_000), .integer(screen.capture.savesRetention.keep),
                   "Classroom saves kept in the save directory (oldest removed after a Save; 0 = no limit)."),
-        ConfigKey("saves_days", .number(0...3650), .number(screen.savesRetention.maxAgeDays),
+        ConfigKey("saves_days", .number(0...3650), .number(screen.capture.savesRetention.maxAgeDays),
                   "… and none older than this many days (0 = no limit)."),
-        ConfigKey("worksheet_mb", .integer(1...1024), .integer(screen.worksheetMaxMB),
+        ConfigKey("worksheet_mb", .integer(1...1024), .integer(screen.worksheets.maxMB),
                   "A worksheet PDF larger than this (MB) is refused, with a message on screen."),
-        ConfigKey("worksheet_pages", .integer(1...1000), .integer(screen.worksheetMaxPages),
+        ConfigKey("worksheet_pages", .integer(1...1000), .integer(screen.worksheets.maxPages),
                   "… and one with more pages (each page is a notebook page)."),
-        ConfigKey("worksheets_listed", .integer(1...1000), .integer(screen.worksheetsListed),
+        ConfigKey("worksheets_listed", .integer(1...1000), .integer(screen.worksheets.listed),
                   "The Worksheets list shows this many files at most (the rest counted, \"+N\")."),
-        ConfigKey("worksheet_cache_mb", .integer(1...4096), .integer(screen.worksheetCacheMB),
+        ConfigKey("worksheet_cache_mb", .integer(1...4096), .integer(screen.worksheets.cacheMB),
                   "RAM for the worksheet pages drawn ahead around the one shown (a text page takes about 0.4 MB at "
                   + "1920x1080, a scanned one up to 8 MB)."),
-        ConfigKey("worksheet_copies_mb", .integer(0...65_536), .integer(screen.worksheetCopiesMB),
+        ConfigKey("worksheet_copies_mb", .integer(0...65_536), .integer(screen.worksheets.copiesMB),
                   "Disk for worksheets opened from the USB stick, copied into WORKSHEETS/copies so the stick can be pulled "
                   + "out (the one opened longest ago goes first, never the one open)."),
-        ConfigKey("worksheet_stuck_seconds", .number(1...3600), .number(screen.worksheetStuckSeconds),
+        ConfigKey("worksheet_stuck_seconds", .number(1...3600), .number(screen.pdfHelper.stuckSeconds),
                   "The PDF helper on one page longer than this is killed, the page left blank and the screen says so; "
                   + "a Save may take this long per page."),
-        ConfigKey("worksheet_helper_mb", .integer(128...16_384), .integer(screen.worksheetHelperMB),
+        ConfigKey("worksheet_helper_mb", .integer(128...16_384), .integer(screen.pdfHelper.memoryMB),
                   "The PDF helper's address space (MiB): a PDF that needs more fails, the kiosk goes on."),
-        ConfigKey("worksheet_helper_cpu_seconds", .integer(10...86_400), .integer(screen.worksheetHelperCPUSeconds),
+        ConfigKey("worksheet_helper_cpu_seconds", .integer(10...86_400), .integer(screen.pdfHelper.cpuSeconds),
                   "The PDF helper's CPU time; a helper that used it up is replaced by a new one."),
         ConfigKey("document_mb", .integer(APILimits.documentMBRange), .integer(apiLimits.maxDocumentBytes >> 20),
                   "A PDF a host uploads to be signed (POST /documents), in MiB: larger is 413."),
@@ -201,9 +201,9 @@ public enum ConfigSchema {
     ])
 
     static let ui = ConfigSection("ui", "Sizes on the real screen, and every word on it (`[ui.text]`).", [
-        ConfigKey("button_mm", .number(9...40), .number(screen.buttonMM),
+        ConfigKey("button_mm", .number(9...40), .number(screen.look.buttonMM),
                   "Height of every button and toolbar target in mm (9 mm is a child's fingertip)."),
-        ConfigKey("dpi", .number(0...1200), .number(screen.dpi ?? 0),
+        ConfigKey("dpi", .number(0...1200), .number(screen.look.dpi ?? 0),
                   "The screen's pixels per inch; 0 = from the screen's EDID size (96 if it reports none)."),
         .table("text", "Every word on screen."),
     ])
@@ -216,12 +216,12 @@ public enum ConfigSchema {
     }
 
     static let signature = ConfigSection("signature", "Signature mode's captures: where they go and how they are kept.", [
-        ConfigKey("outbox", .path, .string(screen.outbox),
+        ConfigKey("outbox", .path, .string(screen.capture.outbox),
                   "Accepted signatures: a directory ID/ each, with ID.png, .svg, .inkml and .json (mode 0600)."),
         ConfigKey("encrypt_to", .path, .unset("none"),
                   "An X25519 public key (PEM): the PNG, SVG and InkML are then stored only encrypted to it (ID.png.hpke, …). "
                   + "Make the pair on the host: `inkkiosk keygen kiosk-signatures.key`. Read and checked at start."),
-        ConfigKey("store_plaintext", .bool, .bool(screen.storePlaintext),
+        ConfigKey("store_plaintext", .bool, .bool(screen.capture.storePlaintext),
                   "true: store the captures readable (no encrypt_to). Signature mode needs one of the two: with neither, "
                   + "or both, the kiosk does not start."),
         ConfigKey("sign_with", .path, .unset("none"),
@@ -232,11 +232,11 @@ public enum ConfigSchema {
     static let paletteLength = 1...16
 
     static let classroom = ConfigSection("classroom", "The classroom screen: saves, colours, widths, worksheets.", [
-        ConfigKey("save_dir", .path, .string(screen.saveDirectory),
+        ConfigKey("save_dir", .path, .string(screen.capture.saveDirectory),
                   "Save writes notebook-DATE-pageN.png and notebook-DATE.pdf here (a worksheet: TITLE-DATE.pdf and a PNG per page)."),
-        ConfigKey("palette", .colors(paletteLength), .colors(screen.palette), "The colours the toolbar offers."),
-        ConfigKey("widths", .numbers(0.1...10, count: 1...5), .numbers(screen.widths), "Width choices, times each tool's width."),
-        ConfigKey("worksheets", .path, .string(screen.worksheetFolders[0]),
+        ConfigKey("palette", .colors(paletteLength), .colors(screen.look.palette), "The colours the toolbar offers."),
+        ConfigKey("widths", .numbers(0.1...10, count: 1...5), .numbers(screen.look.widths), "Width choices, times each tool's width."),
+        ConfigKey("worksheets", .path, .string(screen.worksheets.folders[0]),
                   "The PDFs the Worksheets button lists; one chosen becomes the notebook (the notebook shown is saved "
                   + "first), its pages under the ink."),
         ConfigKey("worksheets_usb", .path, .unset("none"),
@@ -247,12 +247,12 @@ public enum ConfigSchema {
     static let api = ConfigSection("api", "The local signature API (signature mode): a host asks for a signature and gets the files. "
                                    + "Who may ask and what one client may cost: docs/API.md.", [
         ConfigKey("enabled", .bool, .bool(false), "false: the signature screen loops on its own (sign, Accept, next)."),
-        ConfigKey("listen", .address, .string(ScreenSettings.defaultAPIAddress),
+        ConfigKey("listen", .address, .string(APISettings.defaultAddress),
                   "\"127.0.0.1:7300\", \"[::1]:7300\" or \"unix:/run/inkkiosk/api.sock\" (mode 0660). Only loopback or a "
                   + "unix socket unless allow_remote = true."),
-        ConfigKey("default_timeout", .number(0...3600), .number(screen.defaultTimeout ?? 0),
+        ConfigKey("default_timeout", .number(0...3600), .number(screen.api.defaultTimeout ?? 0),
                   "Seconds a request waits for a signature when it names no timeout; 0 = forever."),
-        ConfigKey("allow_remote", .bool, .bool(screen.apiAllowRemote),
+        ConfigKey("allow_remote", .bool, .bool(screen.api.allowRemote),
                   "true: listen may be reachable from other machines (plain HTTP; hosts need the token)."),
         ConfigKey("token", .choice(["none"]), .unset("a token on TCP"),
                   "\"none\": no token on TCP, every program on this machine may ask (loopback only). A token itself "

@@ -132,7 +132,7 @@ public struct KioskConfig: Sendable {
             if let v = r.number("damaged_days", in: t, of: S.storage) { c.damagedJournals.limits.maxAgeDays = v }
         }
         if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
-        if c.screen.mode == .signature && !c.screen.signatureStorageChosen && root["signature"]?.table?["encrypt_to"] == nil {
+        if c.screen.mode == .signature && !c.screen.capture.signatureStorageChosen && root["signature"]?.table?["encrypt_to"] == nil {
             // (A key written but unreadable has its own problem already.)
             r.problem(root["signature"] == nil ? "mode" : "signature", Self.unsealedSignatures)
         }
@@ -147,29 +147,29 @@ extension KioskConfig {
         typealias S = ConfigSchema
         if let t = r.table("ui", in: root, at: "") {
             r.only(S.ui, in: t)
-            if let v = r.number("button_mm", in: t, of: S.ui) { s.buttonMM = v }
-            if let v = r.number("dpi", in: t, of: S.ui) { s.dpi = v > 0 ? v : nil }
+            if let v = r.number("button_mm", in: t, of: S.ui) { s.look.buttonMM = v }
+            if let v = r.number("dpi", in: t, of: S.ui) { s.look.dpi = v > 0 ? v : nil }
             if let text = r.table("text", in: t, at: "ui") {
                 r.only(S.uiText, in: text)
                 for (key, path, _) in UIText.configKeys {
                     guard let v = r.string(key, in: text, at: "ui.text") else { continue }
-                    if v.isEmpty { r.problem("ui.text.\(key)", "must not be empty") } else { s.text[keyPath: path] = v }
+                    if v.isEmpty { r.problem("ui.text.\(key)", "must not be empty") } else { s.look.text[keyPath: path] = v }
                 }
             }
         }
         if let t = r.table("signature", in: root, at: "") {
             r.only(S.signature, in: t)
-            if let v = r.path("outbox", in: t, of: S.signature) { s.outbox = v }
+            if let v = r.path("outbox", in: t, of: S.signature) { s.capture.outbox = v }
             // Read once, here: a missing or wrong key stops the kiosk at start, and check-config says so.
             if let v = r.path("encrypt_to", in: t, of: S.signature) {
-                do { s.encryptTo = try SealingKey.load(path: v) } catch { r.problem("signature.encrypt_to", "\(error)") }
+                do { s.capture.encryptTo = try SealingKey.load(path: v) } catch { r.problem("signature.encrypt_to", "\(error)") }
             }
             // The same for the signing identity: its key must match its certificate before the kiosk starts.
             if let v = r.path("sign_with", in: t, of: S.signature) {
-                do { s.signWith = try DeviceSigner(pemFile: v) } catch { r.problem("signature.sign_with", "\(error)") }
+                do { s.capture.signWith = try DeviceSigner(pemFile: v) } catch { r.problem("signature.sign_with", "\(error)") }
             }
             if let v = r.bool("store_plaintext", in: t, of: S.signature) {
-                s.storePlaintext = v
+                s.capture.storePlaintext = v
                 if v && t["encrypt_to"] != nil {
                     r.problem("signature.store_plaintext", "store_plaintext = true and encrypt_to contradict each other: "
                               + "keep encrypt_to (captures stored encrypted) or store_plaintext (stored readable), not both")
@@ -178,9 +178,9 @@ extension KioskConfig {
         }
         if let t = r.table("classroom", in: root, at: "") {
             r.only(S.classroom, in: t)
-            if let v = r.path("save_dir", in: t, of: S.classroom) { s.saveDirectory = v }
-            if let v = r.path("worksheets", in: t, of: S.classroom) { s.worksheetFolders[0] = v }
-            if let v = r.path("worksheets_usb", in: t, of: S.classroom) { s.worksheetFolders.append(v) }
+            if let v = r.path("save_dir", in: t, of: S.classroom) { s.capture.saveDirectory = v }
+            if let v = r.path("worksheets", in: t, of: S.classroom) { s.worksheets.folders[0] = v }
+            if let v = r.path("worksheets_usb", in: t, of: S.classroom) { s.worksheets.folders.append(v) }
             if let v = t["palette"] {
                 if let colors = v.array?.enumerated().compactMap({ i, c -> RGBA? in
                     guard let text = c.string, let color = RGBA(hex: text) else {
@@ -188,65 +188,65 @@ extension KioskConfig {
                     }
                     return color
                 }), S.paletteLength.contains(colors.count) {
-                    s.palette = colors
+                    s.look.palette = colors
                 } else {
                     r.problem("classroom.palette", "must be a list of \(S.paletteLength.lowerBound) to \(S.paletteLength.upperBound) colours, "
                               + "e.g. [\"#0d1759\", \"#cc1a1a\"]")
                 }
             }
             if t["widths"] != nil {
-                if let v = r.numberList("widths", in: t, of: S.classroom) { s.widths = v }
+                if let v = r.numberList("widths", in: t, of: S.classroom) { s.look.widths = v }
             }
         }
         if let t = r.table("limits", in: root, at: "") {
             r.only(S.limits, in: t)
-            if let v = r.integer("worksheet_cache_mb", in: t, of: S.limits) { s.worksheetCacheMB = v }
-            if let v = r.integer("worksheet_copies_mb", in: t, of: S.limits) { s.worksheetCopiesMB = v }
-            if let v = r.number("worksheet_stuck_seconds", in: t, of: S.limits) { s.worksheetStuckSeconds = v }
-            if let v = r.integer("worksheet_helper_mb", in: t, of: S.limits) { s.worksheetHelperMB = v }
-            if let v = r.integer("worksheet_helper_cpu_seconds", in: t, of: S.limits) { s.worksheetHelperCPUSeconds = v }
-            if let v = r.integer("worksheet_mb", in: t, of: S.limits) { s.worksheetMaxMB = v }
-            if let v = r.integer("worksheet_pages", in: t, of: S.limits) { s.worksheetMaxPages = v }
-            if let v = r.integer("worksheets_listed", in: t, of: S.limits) { s.worksheetsListed = v }
-            if let v = r.integer("undo_depth", in: t, of: S.limits) { s.undoDepth = v }
-            if let v = r.integer("page_cache_mb", in: t, of: S.limits) { s.pageCacheMB = v }
-            if let v = r.integer("outbox_keep", in: t, of: S.limits) { s.outboxRetention.keep = v }
-            if let v = r.number("outbox_days", in: t, of: S.limits) { s.outboxRetention.maxAgeDays = v }
-            if let v = r.integer("saves_keep", in: t, of: S.limits) { s.savesRetention.keep = v }
-            if let v = r.number("saves_days", in: t, of: S.limits) { s.savesRetention.maxAgeDays = v }
+            if let v = r.integer("worksheet_cache_mb", in: t, of: S.limits) { s.worksheets.cacheMB = v }
+            if let v = r.integer("worksheet_copies_mb", in: t, of: S.limits) { s.worksheets.copiesMB = v }
+            if let v = r.number("worksheet_stuck_seconds", in: t, of: S.limits) { s.pdfHelper.stuckSeconds = v }
+            if let v = r.integer("worksheet_helper_mb", in: t, of: S.limits) { s.pdfHelper.memoryMB = v }
+            if let v = r.integer("worksheet_helper_cpu_seconds", in: t, of: S.limits) { s.pdfHelper.cpuSeconds = v }
+            if let v = r.integer("worksheet_mb", in: t, of: S.limits) { s.worksheets.maxMB = v }
+            if let v = r.integer("worksheet_pages", in: t, of: S.limits) { s.worksheets.maxPages = v }
+            if let v = r.integer("worksheets_listed", in: t, of: S.limits) { s.worksheets.listed = v }
+            if let v = r.integer("undo_depth", in: t, of: S.limits) { s.notebook.undoDepth = v }
+            if let v = r.integer("page_cache_mb", in: t, of: S.limits) { s.notebook.pageCacheMB = v }
+            if let v = r.integer("outbox_keep", in: t, of: S.limits) { s.capture.outboxRetention.keep = v }
+            if let v = r.number("outbox_days", in: t, of: S.limits) { s.capture.outboxRetention.maxAgeDays = v }
+            if let v = r.integer("saves_keep", in: t, of: S.limits) { s.capture.savesRetention.keep = v }
+            if let v = r.number("saves_days", in: t, of: S.limits) { s.capture.savesRetention.maxAgeDays = v }
             // The host's PDFs (`POST /documents`): a file's size and pages, and how many are kept.
-            if let v = r.integer("document_mb", in: t, of: S.limits) { s.apiLimits.maxDocumentBytes = v << 20 }
-            if let v = r.integer("documents", in: t, of: S.limits) { s.apiLimits.maxDocuments = v }
-            if let v = r.integer("document_pages", in: t, of: S.limits) { s.apiLimits.maxDocumentPages = v }
+            if let v = r.integer("document_mb", in: t, of: S.limits) { s.api.limits.maxDocumentBytes = v << 20 }
+            if let v = r.integer("documents", in: t, of: S.limits) { s.api.limits.maxDocuments = v }
+            if let v = r.integer("document_pages", in: t, of: S.limits) { s.api.limits.maxDocumentPages = v }
         }
         if let t = r.table("api", in: root, at: "") {
             r.only(S.api, in: t)
             let enabled = r.bool("enabled", in: t, of: S.api) ?? false
-            let listen = r.string("listen", in: t, of: S.api) ?? ScreenSettings.defaultAPIAddress
-            s.apiAllowRemote = r.bool("allow_remote", in: t, of: S.api) ?? false
-            s.apiTokenFile = r.path("token_file", in: t, of: S.api)
-            if let v = r.path("documents_dir", in: t, of: S.api) { s.apiDocumentsDirectory = v }
+            let listen = r.string("listen", in: t, of: S.api) ?? APISettings.defaultAddress
+            s.api.allowRemote = r.bool("allow_remote", in: t, of: S.api) ?? false
+            s.api.tokenFile = r.path("token_file", in: t, of: S.api)
+            if let v = r.path("documents_dir", in: t, of: S.api) { s.api.documentsDirectory = v }
             if let v = r.string("token", in: t, of: S.api) {
                 if v == "none" {
-                    s.apiTokenNone = true
-                    if s.apiTokenFile != nil { r.problem("api.token", "token = \"none\" and token_file contradict each other: keep one") }
+                    s.api.tokenNone = true
+                    if s.api.tokenFile != nil { r.problem("api.token", "token = \"none\" and token_file contradict each other: keep one") }
                 } else {
                     r.problem("api.token", "may only be \"none\" (no token: every program on this machine may use the API); "
                               + "a token goes in token_file, never in this file")
                 }
             }
             if let v = t["token_group"] {
-                if let gid = Self.groupID(v) { s.apiTokenGroup = gid } else {
+                if let gid = Self.groupID(v) { s.api.tokenGroup = gid } else {
                     r.problem("api.token_group", "\(v.tomlValue) is not a group of this system (a name or a number)")
                 }
             }
-            s.apiAccess.allowedHosts = Self.list("allowed_hosts", in: t, &r) { text in
+            s.api.access.allowedHosts = Self.list("allowed_hosts", in: t, &r) { text in
                 guard let name = APIAccess.hostName(text), !name.contains("*") else {
                     return "\"\(text)\" is not a host name or IP address (no wildcards)"
                 }
                 return nil
             }.compactMap(APIAccess.hostName)
-            s.apiAccess.allowedOrigins = Self.list("allowed_origins", in: t, &r) { text in
+            s.api.access.allowedOrigins = Self.list("allowed_origins", in: t, &r) { text in
                 let lower = APIAccess.normalizedOrigin(text)
                 guard let scheme = ["http://", "https://"].first(where: lower.hasPrefix),
                       !lower.dropFirst(scheme.count).isEmpty, !lower.dropFirst(scheme.count).contains("/"), !lower.contains("*") else {
@@ -254,17 +254,17 @@ extension KioskConfig {
                 }
                 return nil
             }.map(APIAccess.normalizedOrigin)
-            if let users = Self.ids("socket_users", in: t, &r, lookup: Self.userID) { s.apiAccess.socketUsers = users }
-            s.apiAccess.socketGroups = Self.ids("socket_groups", in: t, &r, lookup: Self.groupID) ?? []
+            if let users = Self.ids("socket_users", in: t, &r, lookup: Self.userID) { s.api.access.socketUsers = users }
+            s.api.access.socketGroups = Self.ids("socket_groups", in: t, &r, lookup: Self.groupID) ?? []
             // Checked even when the API is off: check-config then catches it before someone turns it on.
             do {
                 let address = try APIAddress.parse(listen)
-                if let refusal = address.refusal(allowRemote: s.apiAllowRemote, hasToken: !s.apiTokenNone) {
+                if let refusal = address.refusal(allowRemote: s.api.allowRemote, hasToken: !s.api.tokenNone) {
                     r.problem(t["listen"] == nil ? "api" : "api.listen", refusal)
                 }
                 // A token that is there is read now: too weak or world-readable stops the kiosk at
                 // start with this file and line (a missing one is made at the first start).
-                if s.apiNeedsToken(address) && (enabled || s.apiTokenFile != nil) && access(s.apiTokenPath, F_OK) == 0 {
+                if s.api.needsToken(address) && (enabled || s.api.tokenFile != nil) && access(s.apiTokenPath, F_OK) == 0 {
                     do { _ = try BearerToken.load(path: s.apiTokenPath) } catch {
                         r.problem(t["token_file"] == nil ? "api" : "api.token_file", "\(error)")
                     }
@@ -272,9 +272,9 @@ extension KioskConfig {
             } catch {
                 r.problem("api.listen", error.description)
             }
-            s.api = enabled ? listen : nil
-            if let v = r.number("default_timeout", in: t, of: S.api) { s.defaultTimeout = v > 0 ? v : nil }
-            readAPILimits(&r, t, into: &s.apiLimits)
+            s.api.address = enabled ? listen : nil
+            if let v = r.number("default_timeout", in: t, of: S.api) { s.api.defaultTimeout = v > 0 ? v : nil }
+            readAPILimits(&r, t, into: &s.api.limits)
         }
     }
 }

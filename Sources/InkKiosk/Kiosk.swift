@@ -94,7 +94,7 @@ public final class Kiosk {
     private let log: (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }
 
     public init(options: KioskOptions, trace: StartupTrace = StartupTrace()) throws {
-        if options.screen.mode == .signature && !options.screen.signatureStorageChosen {
+        if options.screen.mode == .signature && !options.screen.capture.signatureStorageChosen {
             throw KioskError(KioskConfig.unsealedSignatures)
         }
         self.options = options
@@ -102,7 +102,7 @@ public final class Kiosk {
         // Reading the journal (and, on a first start, creating and syncing it: 50-200 ms on an SD
         // card) goes on beside the display's and the pipeline's set-up. A signature's journal
         // holds biometric samples: it is scrubbed (zeros over them before a cut).
-        let scrubbing = options.screen.mode == .signature, hosted = scrubbing && options.screen.api != nil
+        let scrubbing = options.screen.mode == .signature, hosted = scrubbing && options.screen.api.address != nil
         let damaged = options.damagedJournals
         let journalOpening = options.journalPath.map { path in
             StartedElsewhere(name: "ink-journal-open") {
@@ -145,40 +145,40 @@ public final class Kiosk {
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
         // A classroom's worksheets: the PDF helper is asked from a thread of their own ("sheets").
         // A host's documents on the signature screen: the same.
-        let readsPDFs = options.screen.mode == .classroom || (options.screen.mode == .signature && options.screen.api != nil)
+        let readsPDFs = options.screen.mode == .classroom || (options.screen.mode == .signature && options.screen.api.address != nil)
         screen = options.screen.makeScreen(metrics: metrics, sheets: readsPDFs ? try BackgroundChores.onThread(name: "sheets") : .inline())
         if options.screen.mode == .signature {
             // A crash or power cut during an Accept leaves a hidden `.ID.partial/`; no host may take it for a capture.
             do {
-                let removed = try SignatureCapture.sweep(outbox: options.screen.outbox)
+                let removed = try SignatureCapture.sweep(outbox: options.screen.capture.outbox)
                 if !removed.isEmpty {
-                    log("outbox \(options.screen.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
+                    log("outbox \(options.screen.capture.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
                 }
             } catch {
                 log("warning: outbox: \(error)")
             }
-            if let key = options.screen.encryptTo { log("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
-            if options.screen.storePlaintext { log("warning: signatures are stored in plaintext ([signature] store_plaintext = true)") }
+            if let key = options.screen.capture.encryptTo { log("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
+            if options.screen.capture.storePlaintext { log("warning: signatures are stored in plaintext ([signature] store_plaintext = true)") }
         }
-        if let listen = options.screen.api, let signature = screen as? SignatureScreen {
+        if let listen = options.screen.api.address, let signature = screen as? SignatureScreen {
             // What the host was told before this start answers again: accepted, interrupted, …
-            let archive = OutboxArchive(outbox: options.screen.outbox, retention: options.screen.outboxRetention)
+            let archive = OutboxArchive(outbox: options.screen.capture.outbox, retention: options.screen.capture.outboxRetention)
             for note in archive.notes { log(note) }
-            log("signature history: \(archive.restored.count) requests restored from \(options.screen.outbox)")
-            let desk = try SignatureDesk(defaultTimeout: options.screen.defaultTimeout, archive: archive)
+            log("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
+            let desk = try SignatureDesk(defaultTimeout: options.screen.api.defaultTimeout, archive: archive)
             let address: APIAddress
             do { address = try APIAddress.parse(listen) } catch { throw KioskError("signature API: \(error)") }
-            if let refusal = address.refusal(allowRemote: options.screen.apiAllowRemote, hasToken: !options.screen.apiTokenNone) {
+            if let refusal = address.refusal(allowRemote: options.screen.api.allowRemote, hasToken: !options.screen.api.tokenNone) {
                 throw KioskError("signature API: \(refusal)")
             }
             // On TCP a token is always asked for ([api] token = "none" says otherwise, in so many
             // words); at the first start the kiosk makes one. Refused: world-readable, too weak.
             var token: BearerToken?
-            if options.screen.apiNeedsToken(address) {
+            if options.screen.api.needsToken(address) {
                 let path = options.screen.apiTokenPath
-                let (loaded, created) = try BearerToken.loadOrCreate(path: path, group: options.screen.apiTokenGroup)
+                let (loaded, created) = try BearerToken.loadOrCreate(path: path, group: options.screen.api.tokenGroup)
                 token = loaded
-                log(created ? "signature API: made a new bearer token in \(path) (mode 0640, group \(options.screen.apiTokenGroup ?? UInt32(getegid()))): "
+                log(created ? "signature API: made a new bearer token in \(path) (mode 0640, group \(options.screen.api.tokenGroup ?? UInt32(getegid()))): "
                                 + "hosts send it as Authorization: Bearer <token>"
                             : "signature API: bearer token from \(path)")
             } else if case .tcp = address {
@@ -188,13 +188,13 @@ public final class Kiosk {
             apiStopped = stopped
             var files = rlimit()
             if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0,
-               UInt64(options.screen.apiLimits.maxConnections) + Self.ownDescriptors > UInt64(files.rlim_cur) {
+               UInt64(options.screen.api.limits.maxConnections) + Self.ownDescriptors > UInt64(files.rlim_cur) {
                 // Connections would take the descriptors the journal and the outbox need.
-                log("warning: [api] max_connections = \(options.screen.apiLimits.maxConnections) and the kiosk's own "
+                log("warning: [api] max_connections = \(options.screen.api.limits.maxConnections) and the kiosk's own "
                     + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections")
             }
-            let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.apiLimits, token: token,
-                                            access: options.screen.apiAccess, documentsDirectory: options.screen.apiDocumentsPath) { _ in stopped.signal() }
+            let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.api.limits, token: token,
+                                            access: options.screen.api.access, documentsDirectory: options.screen.apiDocumentsPath) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server

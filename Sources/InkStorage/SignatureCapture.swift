@@ -3,7 +3,6 @@ import FoundationEssentials
 import Glibc
 import InkCore
 import InkDocument
-import InkRender
 
 /// One accepted signature, written to an outbox directory for the host system as a directory
 /// of its own, `NAME/`, holding `NAME.png` (transparent, cropped to the ink with a margin),
@@ -95,10 +94,13 @@ public struct SignatureCapture: Sendable {
     public var document: SignedOnScreen? = nil
     /// Signs the document's update digitally (PAdES), when set.
     public var digitalSigner: (any DocumentSealer)? = nil
+    /// Draws the PNG and SVG (storage does not render).
+    public var exporter: any CaptureExporter
 
-    public init(name: String, strokes: [Stroke], screen: PixelSize, dpi: Double, device: String, started: Date, ended: Date) {
+    public init(name: String, strokes: [Stroke], screen: PixelSize, dpi: Double, device: String, started: Date, ended: Date,
+                exporter: any CaptureExporter) {
         self.name = name; self.strokes = strokes; self.screen = screen; self.dpi = dpi
-        self.device = device; self.started = started; self.ended = ended
+        self.device = device; self.started = started; self.ended = ended; self.exporter = exporter
     }
 
     /// Writes the capture into `outbox/NAME/`; returns the four paths (the encrypted files' with
@@ -115,8 +117,7 @@ public struct SignatureCapture: Sendable {
         guard Self.isCaptureName(name) else {
             throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'")
         }
-        let page = Exporter(size: screen, background: .transparent)
-        guard let crop = page.inkBounds(strokes, margin: margin) else {
+        guard let crop = exporter.crop(strokes, screen: screen, margin: margin) else {
             throw StorageError(description: "an empty signature is not accepted")
         }
         try DurableFile.prepareDirectory(outbox)
@@ -126,7 +127,6 @@ public struct SignatureCapture: Sendable {
         try Self.removeTree(partial)   // an earlier attempt that failed half way
         guard mkdir(partial, 0o700) == 0 else { throw StorageError.errno("cannot create \(partial)") }
         do {
-            let exporter = page.cropped(to: crop)
             var hashes: [String: String] = [:], written = 0
             // Each file is made in memory (and encrypted there), then created 0600 and synced;
             // returns its name and bytes as written.
@@ -143,8 +143,9 @@ public struct SignatureCapture: Sendable {
                 if stop == .written(files: written) { throw Stopped() }
                 return (file, data)
             }
-            try produce("png") { try exporter.pngData(strokes) }
-            try produce("svg") { try exporter.svgData(strokes) }
+            for picture in CapturePicture.allCases {
+                try produce(picture.rawValue) { try exporter.encode(picture, strokes, screen: screen, crop: crop) }
+            }
             let inkml = try produce("inkml") { Data(InkMLWriter(dpi: dpi, deviceName: device).document(strokes).utf8) }
             // The sealed InkML as written goes into the PDF too (never the plain one).
             let sealedInkML = encryptTo == nil ? nil : inkml

@@ -184,7 +184,8 @@ struct SoakCommand: ParsableCommand {
             // Accept: the capture's files (on the kiosk, on its chores thread), then the journal is emptied.
             let t0 = monotonicNow()
             let capture = SignatureCapture(name: "soak-\(i)", strokes: pipeline.document.strokes, screen: size, dpi: 160,
-                                           device: "Soak Pen", started: Date(), ended: Date())
+                                           device: "Soak Pen", started: Date(), ended: Date(),
+                                           exporter: CairoCaptureExporter())
             try capture.write(to: outbox)
             _ = try retention.prune(outbox)
             accepts.append((monotonicNow() - t0) * 1000)

@@ -115,8 +115,8 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         screen.mode = kioskMode
-        screen.api = nil
-        if config == nil { screen.outbox = "/tmp/inkkiosk-replay-outbox"; screen.saveDirectory = "/tmp/inkkiosk-replay-saved" }
+        screen.api.address = nil
+        if config == nil { screen.capture.outbox = "/tmp/inkkiosk-replay-outbox"; screen.capture.saveDirectory = "/tmp/inkkiosk-replay-saved" }
 
         let display = try OffscreenDisplay(size: size)
         let replay = try recording.map { Replay(recording: $0, settings: ink.settings(screen: size), options: options) }
@@ -151,7 +151,8 @@ struct ReplayCommand: ParsableCommand {
             // Recordings keep monotonic times; the capture is dated now, with the recording's duration.
             let now = Date()
             let sig = SignatureCapture(name: String(name), strokes: pipeline.document.strokes, screen: size, dpi: 96,
-                                       device: device, started: now - ((times.last ?? 0) - (times.first ?? 0)), ended: now)
+                                       device: device, started: now - ((times.last ?? 0) - (times.first ?? 0)), ended: now,
+                                       exporter: CairoCaptureExporter())
             written += try sig.write(to: capture)
         }
         if stats {

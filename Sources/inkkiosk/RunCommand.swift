@@ -99,15 +99,15 @@ struct KioskArguments: ParsableArguments {
         o.damagedJournals = file.damagedJournals
         o.screen = file.screen
         if let kioskMode { o.screen.mode = kioskMode }
-        if o.screen.mode == .signature && !o.screen.signatureStorageChosen {
+        if o.screen.mode == .signature && !o.screen.capture.signatureStorageChosen {
             // The file did not choose signature mode (it would have said this itself): --kiosk-mode did.
             throw CleanExit.message("the configuration has problems; not starting:\n"
                                     + (config.map { "\($0): --kiosk-mode signature: " } ?? "--kiosk-mode signature without --config: ")
                                     + KioskConfig.unsealedSignatures, code: 1)
         }
-        if let outbox { o.screen.outbox = outbox }
-        if let saveDir { o.screen.saveDirectory = saveDir }
-        if let api { o.screen.api = api }
+        if let outbox { o.screen.capture.outbox = outbox }
+        if let saveDir { o.screen.capture.saveDirectory = saveDir }
+        if let api { o.screen.api.address = api }
         let patch = ink.patch(over: file.ink)
         o.configure = { patch.apply(to: &$0) }
         o.lockdown = !noLockdown && file.lockdown.enabled != false
@@ -169,9 +169,9 @@ struct CheckConfigCommand: ParsableCommand {
         do {
             let config = try KioskConfig.load(path: file)
             print("\(file): ok")
-            if let key = config.screen.encryptTo { print("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
-            if config.screen.storePlaintext { print("signatures are stored in plaintext (store_plaintext = true)") }
-            if let signer = config.screen.signWith {
+            if let key = config.screen.capture.encryptTo { print("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
+            if config.screen.capture.storePlaintext { print("signatures are stored in plaintext (store_plaintext = true)") }
+            if let signer = config.screen.capture.signWith {
                 print("signed PDFs get a PAdES signature by \(signer.subject) (\(signer.keyDescription))")
                 if let warning = signer.warning { print("warning: \(warning)") }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import InkTestSupport
 
 /// The kiosk holds signatures, pupils' work and the API's token: `inkkiosk run` makes itself
 /// non-dumpable and its core size limit 0 before it reads its config. Seen from outside, on the

@@ -4,6 +4,7 @@ import InkConfig
 import InkDocumentSigning
 import InkCore
 @testable import InkKiosk
+import InkTestSupport
 
 /// `[signature] sign_with` and `inkkiosk keygen --signing`: the device's signing identity, read
 /// when the config is, and made by the kiosk's own binary.
@@ -14,10 +15,10 @@ import InkCore
     @Test func theConfigReadsTheIdentityOnceAndSaysWhereItIsWrong() throws {
         let signer = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 12,O=Shop", days: 10)
         let c = try KioskConfig.parse("mode = \"signature\"\n[signature]\nstore_plaintext = true\nsign_with = \"\(signer.path)\"\n", file: "k.toml")
-        #expect(c.screen.signWith == signer)
+        #expect(c.screen.capture.signWith == signer)
         let screen = try #require(c.screen.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4)) as? SignatureScreen)
         #expect((screen.settings.digitalSigner as? DeviceSigner) == signer)
-        #expect(try KioskConfig.parse("[signature]\noutbox = \"/tmp/o\"\n", file: "k.toml").screen.signWith == nil)
+        #expect(try KioskConfig.parse("[signature]\noutbox = \"/tmp/o\"\n", file: "k.toml").screen.capture.signWith == nil)
 
         let keyOnly = "\(dir)/key-only.pem"
         let text = try String(contentsOfFile: signer.path, encoding: .utf8)

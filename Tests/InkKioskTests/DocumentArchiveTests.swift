@@ -3,6 +3,7 @@ import Testing
 import InkStorage
 @testable import InkAPI
 @testable import InkKiosk
+import InkTestSupport
 
 /// A request on a document keeps its document across a restart: the outbox's request log
 /// writes it with the start, and the restored status names it again.

@@ -8,6 +8,8 @@ import InkDocumentSigning
 import InkRender
 @testable import InkKiosk
 @testable import InkStorage
+import InkTestSupport
+import InkWorksheetTestSupport
 
 /// A host's contract on the signature screen: read page by page with finger taps (the pen
 /// draws nothing there), then signed in its field's enlarged view; Accept writes the signed PDF.
@@ -36,10 +38,10 @@ import InkRender
     func booth() throws -> (Booth, SignatureScreen) {
         var s = ScreenSettings()
         s.mode = .signature
-        s.outbox = "\(dir)/outbox"
-        s.api = "127.0.0.1:0"
-        s.pdfHelperExecutable = Fixtures.inkkioskBinary
-        s.pdfHelperRequiresSeccomp = !Fixtures.emulated
+        s.capture.outbox = "\(dir)/outbox"
+        s.api.address = "127.0.0.1:0"
+        s.pdfHelper.executable = Fixtures.inkkioskBinary
+        s.pdfHelper.requiresSeccomp = !Fixtures.emulated
         let booth = try Booth(s)
         return (booth, try #require(booth.screen as? SignatureScreen))
     }

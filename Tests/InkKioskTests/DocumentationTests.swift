@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InkTestSupport
 
 /// README.md and docs/ stay usable: what CI runs is the command the README gives, and every
 /// relative link leads to a file of the repository.

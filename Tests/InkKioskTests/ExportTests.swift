@@ -3,29 +3,7 @@ import Testing
 import InkCore
 import InkRender
 import InkKiosk
-
-/// Runs a program; returns its exit status and what it printed on stderr.
-@discardableResult
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-}
-
-func which(_ tool: String) -> String? {
-    for dir in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
-        return "\(dir)/\(tool)"
-    }
-    return nil
-}
+import InkTestSupport
 
 @Suite struct Exports {
     /// SVG and PDF, drawn back by independent renderers (librsvg, poppler), match the screen.

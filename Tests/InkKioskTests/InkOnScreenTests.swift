@@ -4,6 +4,7 @@ import InkCore
 import InkRender
 import InkKiosk
 import InkDisplay
+import InkTestSupport
 
 @Suite struct InkOnScreen {
     @Test func inkWhereThePenWentDownNoneWhereItHovered() throws {

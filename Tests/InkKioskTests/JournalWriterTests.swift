@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import InkCore
 @testable import InkStorage
+import InkTestSupport
 
 /// One clock for both ends: times come back exactly.
 private let clock = ClockAnchor(wall: 1_790_000_000, mono: 100)

@@ -3,6 +3,7 @@ import InkCore
 import InkRender
 import InkDisplay
 @testable import InkKiosk
+import InkTestSupport
 
 @Suite struct PageTurnTests {
     /// Counts pixels of two screens that differ by more than `tolerance` in any channel.

@@ -6,6 +6,7 @@ import InkRender
 import InkDisplay
 import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
 
 @Suite struct RecordedSessions {
     /// Ink along a horizontal line of the tablet, at a few points.

@@ -6,6 +6,7 @@ import InkRender
 import InkDisplay
 import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
 
 /// `replay` without `--stats` or `--frames` draws only its final picture: every event still
 /// goes through the engine on the frame clock, but the screen is drawn once, with the strokes
@@ -147,7 +148,7 @@ import InkKiosk
     @Test func aScreenWithControlsStillPlaysEveryFrame() throws {
         var screen = ScreenSettings()
         screen.mode = .signature
-        screen.outbox = try Fixtures.outputDirectory("final-picture-outbox")
+        screen.capture.outbox = try Fixtures.outputDirectory("final-picture-outbox")
         let recording = try Fixtures.recording("zigzag")
         let run = try Self.run(recording, tool: .pen, finalOnly: true, screen: screen)
         let everyFrame = try Self.run(recording, tool: .pen, finalOnly: false, screen: screen)

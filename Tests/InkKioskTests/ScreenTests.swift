@@ -8,6 +8,7 @@ import InkRender
 import InkDisplay
 @testable import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
 
 private let pen = DeviceInfo(id: 1, kind: .tablet, name: "Test Pen", widthMM: 224, heightMM: 140, direct: true)
 private let touch = DeviceInfo(id: 2, kind: .touch, name: "Test Touch", widthMM: 224, heightMM: 140, direct: true)
@@ -124,8 +125,8 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
     func settings(_ outbox: String, hosted: Bool = false) -> ScreenSettings {
         var s = ScreenSettings()
         s.mode = .signature
-        s.outbox = outbox
-        s.api = hosted ? "127.0.0.1:0" : nil
+        s.capture.outbox = outbox
+        s.api.address = hosted ? "127.0.0.1:0" : nil
         return s
     }
 
@@ -276,7 +277,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         let outbox = try emptyOutbox()
         let pair = try opensslKeyPair(in: outbox + "/..", "screen-\(UUID().uuidString.prefix(8))")
         var s = settings(outbox, hosted: true)
-        s.encryptTo = try SealingKey.load(path: pair.pub)
+        s.capture.encryptTo = try SealingKey.load(path: pair.pub)
         let booth = try Booth(s)
         let screen = try #require(booth.screen as? SignatureScreen)
         let desk = try SignatureDesk(defaultTimeout: nil)
@@ -286,7 +287,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         try booth.draw(signatureStroke)
         try booth.tap(.accept)
         let files = try #require(desk.status(id: request.id)?.files, "accepted with its files")
-        #expect(files.encryptedTo == s.encryptTo?.fingerprint)
+        #expect(files.encryptedTo == s.capture.encryptTo?.fingerprint)
         let names = [files.png, files.svg, files.inkml, files.json].map { ($0 as NSString).lastPathComponent }
         #expect(names == ["png.hpke", "svg.hpke", "inkml.hpke", "json"].map { "\(request.id).\($0)" })
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory).sorted() == names.sorted())
@@ -347,7 +348,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
     func settings(_ saveDirectory: String = "/tmp") -> ScreenSettings {
         var s = ScreenSettings()
         s.mode = .classroom
-        s.saveDirectory = saveDirectory
+        s.capture.saveDirectory = saveDirectory
         return s
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import InkKiosk
+import InkTestSupport
 
 /// systemd's side of the notify protocol: a datagram socket that reads what the kiosk says.
 private final class FakeManager {

@@ -7,6 +7,7 @@ import InkStorage
 import InkLoop
 @testable import InkKiosk
 @testable import InkAPI
+import InkTestSupport
 
 /// The kiosk's side of the desk in a few lines: a thread asleep in poll() on `wakeFD` that takes
 /// the messages and finishes captures as the signature screen will (cancel and timeout at once,
@@ -46,7 +47,7 @@ private final class StandInKiosk: @unchecked Sendable {
     static func files(_ id: String, in outbox: String = outbox) -> CaptureFiles {
         if SignatureCapture.stored(outbox: outbox).captures[id] == nil {
             let capture = SignatureCapture(name: id, strokes: strokes, screen: screenSize, dpi: 96, device: "Test Pen",
-                                           started: Date(timeIntervalSinceNow: -3), ended: Date())
+                                           started: Date(timeIntervalSinceNow: -3), ended: Date(), exporter: CairoCaptureExporter())
             _ = try? capture.write(to: outbox)
         }
         guard let stored = SignatureCapture.stored(outbox: outbox).captures[id] else {
@@ -570,9 +571,9 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
         #expect(problems("[api]\nlisten = \"unix:api.sock\"\n").first?.contains("k.toml:2: api.listen: listen address 'unix:api.sock': the socket path must be absolute") == true)
         #expect(problems("[api]\ntoken_file = \"token\"\n") == ["k.toml:2: api.token_file: must be an absolute path (got \"token\")"])
         let open = try KioskConfig.parse("[api]\nenabled = true\nlisten = \"0.0.0.0:7300\"\nallow_remote = true\ntoken_file = \"/etc/inkkiosk/token\"\n", file: "k.toml")
-        #expect(open.screen.api == "0.0.0.0:7300" && open.screen.apiAllowRemote && open.screen.apiTokenFile == "/etc/inkkiosk/token")
+        #expect(open.screen.api.address == "0.0.0.0:7300" && open.screen.api.allowRemote && open.screen.api.tokenFile == "/etc/inkkiosk/token")
         let plain = try KioskConfig.parse("[api]\nenabled = true\n", file: "k.toml")
-        #expect(plain.screen.api == "127.0.0.1:7300" && !plain.screen.apiAllowRemote && plain.screen.apiTokenFile == nil)
+        #expect(plain.screen.api.address == "127.0.0.1:7300" && !plain.screen.api.allowRemote && plain.screen.api.tokenFile == nil)
     }
 
     @Test func aTokenFileIsReadOnceAndMustBePrivate() throws {
@@ -813,7 +814,7 @@ extension SignatureAPI {
         let pair = try opensslKeyPair(in: outbox + "/..", "api-\(UUID().uuidString.prefix(8))")
         let key = try SealingKey.load(path: pair.pub)
         var capture = SignatureCapture(name: "sig-enc", strokes: StandInKiosk.strokes, screen: screenSize, dpi: 96, device: "Test Pen",
-                                       started: Date(timeIntervalSinceNow: -3), ended: Date())
+                                       started: Date(timeIntervalSinceNow: -3), ended: Date(), exporter: CairoCaptureExporter())
         capture.encryptTo = key
         let paths = try capture.write(to: outbox)
         try await withAPI(outbox: outbox) { api, _ in
@@ -872,15 +873,15 @@ extension SignatureAPI {
             auth_failure_window = 30
             auth_clients_tracked = 512
             """, file: "k.toml")
-        #expect(c.screen.apiAccess.allowedHosts == ["kiosk-7.shop.lan", "192.168.1.20"])
-        #expect(c.screen.apiAccess.allowedOrigins == ["https://pos.example:8443"])
-        #expect(c.screen.apiAccess.socketUsers == [0, 1000] && c.screen.apiAccess.socketGroups == [0] && c.screen.apiTokenGroup == 0)
-        #expect(c.screen.apiLimits.maxConnectionsPerClient == 8 && c.screen.apiLimits.authFailures == 3)
-        #expect(c.screen.apiLimits.authFailureWindow == 30 && c.screen.apiLimits.authClientsTracked == 512)
+        #expect(c.screen.api.access.allowedHosts == ["kiosk-7.shop.lan", "192.168.1.20"])
+        #expect(c.screen.api.access.allowedOrigins == ["https://pos.example:8443"])
+        #expect(c.screen.api.access.socketUsers == [0, 1000] && c.screen.api.access.socketGroups == [0] && c.screen.api.tokenGroup == 0)
+        #expect(c.screen.api.limits.maxConnectionsPerClient == 8 && c.screen.api.limits.authFailures == 3)
+        #expect(c.screen.api.limits.authFailureWindow == 30 && c.screen.api.limits.authClientsTracked == 512)
         #expect(c.screen.apiTokenPath == "/srv/kiosk/api.token", "next to the outbox, in the state directory")
-        #expect(c.screen.apiNeedsToken(.tcp(host: "127.0.0.1", port: 1)) && !c.screen.apiNeedsToken(.unix(path: "/run/a.sock")))
+        #expect(c.screen.api.needsToken(.tcp(host: "127.0.0.1", port: 1)) && !c.screen.api.needsToken(.unix(path: "/run/a.sock")))
         let none = try KioskConfig.parse("[api]\nenabled = true\ntoken = \"none\"\n", file: "k.toml")
-        #expect(none.screen.apiTokenNone && !none.screen.apiNeedsToken(.tcp(host: "127.0.0.1", port: 1)))
+        #expect(none.screen.api.tokenNone && !none.screen.api.needsToken(.tcp(host: "127.0.0.1", port: 1)))
         #expect(KioskConfig().screen.apiTokenPath == "/var/lib/inkkiosk/api.token")
     }
 

@@ -9,12 +9,7 @@ import InkCore
 import InkRender
 import InkAPI
 @testable import InkKiosk
-
-/// The permission bits of `path` (lstat: a symlink is not followed).
-func mode(_ path: String) -> Int {
-    var info = stat()
-    return lstat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
-}
+import InkTestSupport
 
 /// Counts InkML traces and their points, independently of our writer.
 private final class InkMLCounter: NSObject, XMLParserDelegate {
@@ -37,7 +32,8 @@ private final class InkMLCounter: NSObject, XMLParserDelegate {
 @Suite struct SignatureCaptures {
     func capture(_ name: String, strokes: [Stroke]) -> SignatureCapture {
         SignatureCapture(name: name, strokes: strokes, screen: screenSize, dpi: 96, device: "Wacom Intuos5 touch M Pen",
-                         started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004))
+                         started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004),
+                         exporter: CairoCaptureExporter())
     }
 
     @Test func anAcceptedSignatureLandsWholeInTheOutbox() throws {

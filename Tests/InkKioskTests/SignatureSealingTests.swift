@@ -7,6 +7,7 @@ import InkRender
 @testable import InkStorage
 import InkAPI
 @testable import InkKiosk
+import InkTestSupport
 
 /// A real key pair, made by openssl as the README says: the private key (PKCS#8 PEM) and the
 /// public key (SubjectPublicKeyInfo PEM).
@@ -51,7 +52,8 @@ struct SignatureEncryption {
 
     func capture(_ name: String, to key: SealingKey? = nil) -> SignatureCapture {
         var c = SignatureCapture(name: name, strokes: strokes, screen: screenSize, dpi: 96, device: "Wacom Intuos5 touch M Pen",
-                                 started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004))
+                                 started: Date(timeIntervalSince1970: 1_790_000_000), ended: Date(timeIntervalSince1970: 1_790_000_004),
+                                 exporter: CairoCaptureExporter())
         c.encryptTo = key
         return c
     }
@@ -283,10 +285,10 @@ struct SignatureEncryption {
         let pair = try opensslKeyPair(in: dir, "config")
         let key = try SealingKey.load(path: pair.pub)
         let c = try KioskConfig.parse("mode = \"signature\"\n[signature]\nencrypt_to = \"\(pair.pub)\"\n", file: "k.toml")
-        #expect(c.screen.encryptTo == key)
+        #expect(c.screen.capture.encryptTo == key)
         let screen = try #require(c.screen.makeScreen(metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4)) as? SignatureScreen)
         #expect(screen.settings.encryptTo == key)
-        #expect(try KioskConfig.parse("[signature]\noutbox = \"/tmp/o\"\n", file: "k.toml").screen.encryptTo == nil)
+        #expect(try KioskConfig.parse("[signature]\noutbox = \"/tmp/o\"\n", file: "k.toml").screen.capture.encryptTo == nil)
 
         for (value, message) in [
             (pair.key, "k.toml:3: signature.encrypt_to: \(pair.key): this is a private key"),
@@ -430,7 +432,7 @@ extension SignatureEncryption {
         #expect(problems("mode = \"signature\"\n[signature]\nstore_plaintext = false\n") == ["k.toml:2: signature: \(refusal)"])
         // Plaintext when asked for; other modes need neither.
         let plain = try KioskConfig.parse("mode = \"signature\"\n[signature]\nstore_plaintext = true\n", file: "k.toml")
-        #expect(plain.screen.storePlaintext && plain.screen.signatureStorageChosen)
+        #expect(plain.screen.capture.storePlaintext && plain.screen.capture.signatureStorageChosen)
         #expect(problems("mode = \"classroom\"\n") == [] && problems("[signature]\noutbox = \"/srv/o\"\n") == [])
         #expect(problems("[signature]\nstore_plaintext = \"yes\"\n") == ["k.toml:2: signature.store_plaintext: must be true or false, not a string"])
     }
@@ -442,7 +444,7 @@ extension SignatureEncryption {
                 == ["k.toml:5: signature.store_plaintext: store_plaintext = true and encrypt_to contradict each other: "
                     + "keep encrypt_to (captures stored encrypted) or store_plaintext (stored readable), not both"])
         let sealed = try KioskConfig.parse("mode = \"signature\"\n[signature]\nencrypt_to = \"\(dir)/both.pub\"\nstore_plaintext = false\n", file: "k.toml")
-        #expect(sealed.screen.encryptTo == pair.publicKey && !sealed.screen.storePlaintext)
+        #expect(sealed.screen.capture.encryptTo == pair.publicKey && !sealed.screen.capture.storePlaintext)
     }
 
     /// The binary: check-config and run say the same, and run stops before it touches a screen;

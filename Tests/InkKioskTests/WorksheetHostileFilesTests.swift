@@ -5,6 +5,8 @@ import InkCore
 import InkStorage
 @testable import InkWorksheet
 @testable import InkKiosk
+import InkTestSupport
+import InkWorksheetTestSupport
 
 /// A teacher's USB stick is not to be trusted: links, FIFOs, devices and names with control
 /// characters on it are listed with their reason and never opened or copied. Real files here.

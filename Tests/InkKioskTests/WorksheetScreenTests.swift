@@ -10,6 +10,8 @@ import InkStorage
 @testable import InkWorksheet
 @testable import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
+import InkWorksheetTestSupport
 
 /// The classroom's Worksheets: the list, a worksheet opened as the notebook, its pages under
 /// the ink, the journal bringing it back, Save writing the annotated worksheet. The PDF helper
@@ -22,10 +24,10 @@ import InkStorage
     func settings() throws -> ScreenSettings {
         var s = ScreenSettings()
         s.mode = .classroom
-        s.saveDirectory = "\(dir)/saved"
-        s.worksheetFolders = ["\(dir)/sheets"]
-        s.pdfHelperExecutable = Fixtures.inkkioskBinary
-        s.pdfHelperRequiresSeccomp = !Fixtures.emulated
+        s.capture.saveDirectory = "\(dir)/saved"
+        s.worksheets.folders = ["\(dir)/sheets"]
+        s.pdfHelper.executable = Fixtures.inkkioskBinary
+        s.pdfHelper.requiresSeccomp = !Fixtures.emulated
         try FileManager.default.createDirectory(atPath: "\(dir)/sheets", withIntermediateDirectories: true)
         return s
     }
@@ -35,7 +37,7 @@ import InkStorage
         var s = try settings()
         let stick = "\(dir)/stick"
         try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
-        s.worksheetFolders.append(stick)
+        s.worksheets.folders.append(stick)
         try Worksheets.make("\(stick)/maps.pdf", pages: 2, title: "Maps")
         return (s, stick)
     }
@@ -200,7 +202,7 @@ import InkStorage
     @Test func aNotebookThatCannotBeSavedIsNotReplaced() throws {
         var s = try settings()
         try Worksheets.write("\(dir)/not-a-folder", Array("a file".utf8))
-        s.saveDirectory = "\(dir)/not-a-folder/saved"   // cannot be made: a file is in the way
+        s.capture.saveDirectory = "\(dir)/not-a-folder/saved"   // cannot be made: a file is in the way
         try Worksheets.make("\(dir)/sheets/fractions.pdf", pages: 2)
         let booth = try Booth(s)
         try booth.draw([Point(300, 400), Point(700, 400)])
@@ -389,7 +391,7 @@ private func fileClockPasses(_ path: String, probe: String) -> Bool {
     @Test func aHelperStuckOnAPageIsKilledThePageLeftBlankAndTheNextWorks() throws {
         let screens = WorksheetScreenTests(dir: dir)
         var s = try screens.settings()
-        s.worksheetStuckSeconds = 1
+        s.pdfHelper.stuckSeconds = 1
         try Worksheets.make("\(dir)/sheets/maps.pdf", pages: 6, title: "Maps")
         let booth = try Booth(s)
         try screens.open("Maps", in: booth)

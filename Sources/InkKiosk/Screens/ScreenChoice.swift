@@ -7,15 +7,15 @@ import InkWorksheet
 
 /// What the kiosk makes of its screen settings.
 extension ScreenSettings {
-    public func metrics(size: PixelSize, widthMM: Int) -> ScreenMetrics { ScreenMetrics(size: size, widthMM: widthMM, dpi: dpi) }
+    public func metrics(size: PixelSize, widthMM: Int) -> ScreenMetrics { ScreenMetrics(size: size, widthMM: widthMM, dpi: look.dpi) }
 
     /// The pipeline's options for this mode: the classroom toolbar has its own palette for
     /// `show-palette`, so the overlay palette stays off there.
     public func pipelineOptions(_ base: PipelineOptions) -> PipelineOptions {
         var o = base
         o.paletteOverlay = mode != .classroom
-        o.undoDepth = undoDepth
-        o.pageCacheBytes = pageCacheMB << 20
+        o.undoDepth = notebook.undoDepth
+        o.pageCacheBytes = notebook.pageCacheMB << 20
         return o
     }
 
@@ -24,32 +24,34 @@ extension ScreenSettings {
     public func makeScreen(metrics: ScreenMetrics, sheets: BackgroundChores = .inline()) -> KioskScreen {
         switch mode {
         case .draw:
-            return DrawScreen(text: text, buttonMM: buttonMM, metrics: metrics)
+            return DrawScreen(text: look.text, buttonMM: look.buttonMM, metrics: metrics)
         case .signature:
             var s = SignatureScreen.Settings()
-            s.text = text; s.buttonMM = buttonMM; s.outbox = outbox; s.retention = outboxRetention; s.hosted = api != nil
-            s.encryptTo = encryptTo
-            s.digitalSigner = signWith
-            if api != nil {
-                s.documentReader = pdfHelper()
-                s.documentLimits = Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages)
+            s.text = look.text; s.buttonMM = look.buttonMM; s.outbox = capture.outbox; s.retention = capture.outboxRetention
+            s.hosted = api.address != nil
+            s.encryptTo = capture.encryptTo
+            s.digitalSigner = capture.signWith
+            if api.address != nil {
+                s.documentReader = makePDFHelper()
+                s.documentLimits = Worksheet.Limits(maxMB: worksheets.maxMB, maxPages: worksheets.maxPages)
             }
             return SignatureScreen(settings: s, metrics: metrics, sheets: sheets)
         case .classroom:
             var s = ClassroomScreen.Settings()
-            s.text = text; s.buttonMM = buttonMM; s.saveDirectory = saveDirectory; s.retention = savesRetention; s.palette = palette; s.widths = widths
-            s.worksheets = WorksheetShelf(folders: worksheetFolders,
-                                          limits: Worksheet.Limits(maxMB: worksheetMaxMB, maxPages: worksheetMaxPages),
-                                          maxListed: worksheetsListed, cacheMB: worksheetCacheMB,
-                                          copiesMB: worksheetCopiesMB, helper: pdfHelper())
+            s.text = look.text; s.buttonMM = look.buttonMM; s.palette = look.palette; s.widths = look.widths
+            s.saveDirectory = capture.saveDirectory; s.retention = capture.savesRetention
+            s.worksheets = WorksheetShelf(folders: worksheets.folders,
+                                          limits: Worksheet.Limits(maxMB: worksheets.maxMB, maxPages: worksheets.maxPages),
+                                          maxListed: worksheets.listed, cacheMB: worksheets.cacheMB,
+                                          copiesMB: worksheets.copiesMB, helper: makePDFHelper())
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }
 
     /// poppler in its caged process, started when first asked (worksheets, a host's documents).
-    private func pdfHelper() -> PDFHelper {
-        var launch = PDFHelper.Launch(executable: pdfHelperExecutable, memoryMB: worksheetHelperMB, cpuSeconds: worksheetHelperCPUSeconds)
-        launch.requireSeccomp = pdfHelperRequiresSeccomp
-        return PDFHelper(launch: launch, stuckSeconds: worksheetStuckSeconds, log: { writeStandardError("inkkiosk: \($0)\n") })
+    private func makePDFHelper() -> PDFHelper {
+        var launch = PDFHelper.Launch(executable: pdfHelper.executable, memoryMB: pdfHelper.memoryMB, cpuSeconds: pdfHelper.cpuSeconds)
+        launch.requireSeccomp = pdfHelper.requiresSeccomp
+        return PDFHelper(launch: launch, stuckSeconds: pdfHelper.stuckSeconds, log: { writeStandardError("inkkiosk: \($0)\n") })
     }
 }

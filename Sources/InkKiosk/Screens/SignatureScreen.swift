@@ -149,7 +149,8 @@ public final class SignatureScreen: KioskScreen {
         let signers = strokes.filter(\.source.isPen) + strokes.filter { !$0.source.isPen }
         let device = signers.lazy.compactMap { pipeline.deviceNames[$0.source.device] }.first ?? "unknown"
         var draft = SignatureCapture(name: name, strokes: strokes, screen: pipeline.display.size, dpi: style.metrics.dpi,
-                                     device: device, started: firstInk ?? Date(), ended: Date())
+                                     device: device, started: firstInk ?? Date(), ended: Date(),
+                                     exporter: CairoCaptureExporter())
         draft.encryptTo = settings.encryptTo
         if let session, let box = session.box {
             draft.document = SignedOnScreen(document: session.document, shownIn: box, pagesShown: session.shown)

@@ -1,7 +1,6 @@
 import InkConfig
 import Foundation
 import Testing
-@testable import InkKiosk
 
 /// evdev codes from linux/input-event-codes.h, written out so the tests check the table.
 private enum Code {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import InkStorage
+import InkTestSupport
 
 @Suite struct RetentionTests {
     private let now = Date(timeIntervalSince1970: 1_790_000_000)

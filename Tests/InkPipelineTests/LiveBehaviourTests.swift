@@ -3,8 +3,8 @@ import Testing
 import InkCore
 import InkRender
 import InkDisplay
-import InkKiosk
 @testable import InkPipeline
+import InkTestSupport
 
 private let tablet = DeviceInfo(id: 1, kind: .tablet, name: "Pen", widthMM: 224, heightMM: 140, direct: false)
 
@@ -188,13 +188,5 @@ private final class Live {
             #expect(d >= t && d - t < clock.interval + 1e-9, "t \(t) → deadline \(d)")
             if d < t { break }
         }
-    }
-}
-
-@Suite struct LatencyMemory {
-    @Test func onlyTheMostRecentFramesAreKept() {
-        var r = RecentValues(capacity: 4)
-        for v in 1...10 { r.append(Double(v)) }
-        #expect(r.values.sorted() == [7, 8, 9, 10])
     }
 }

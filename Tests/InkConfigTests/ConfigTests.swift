@@ -5,7 +5,7 @@ import InkCore
 import InkRender
 import InkAPI
 import InkStorage
-@testable import InkKiosk
+import InkTestSupport
 
 @Suite struct Config {
     let documented = Fixtures.packageDirectory.appendingPathComponent("config/inkkiosk.toml").path
@@ -29,7 +29,7 @@ import InkStorage
         let shipped = try String(contentsOfFile: Fixtures.packageDirectory.appendingPathComponent("config/signature.toml").path, encoding: .utf8)
         let signature = try KioskConfig.parse(shipped.replacingOccurrences(of: "# store_plaintext = true", with: "store_plaintext = true"),
                                               file: "signature.toml")
-        #expect(signature.screen.mode == .signature && signature.screen.storePlaintext)
+        #expect(signature.screen.mode == .signature && signature.screen.capture.storePlaintext)
         #expect(signature.journal != nil)
         let classroom = try KioskConfig.load(path: Fixtures.packageDirectory.appendingPathComponent("config/classroom.toml").path)
         #expect(classroom.screen.mode == .classroom)
@@ -53,11 +53,11 @@ import InkStorage
             listen = "unix:/run/inkkiosk/api.sock"
             default_timeout = 90
             """, file: "t.toml")
-        #expect(c.screen.mode == .signature && c.screen.buttonMM == 15 && c.screen.dpi == 160)
-        #expect(c.screen.storePlaintext && c.screen.encryptTo == nil)
-        #expect(c.screen.text.prompt == "Bitte oberhalb der Linie unterschreiben" && c.screen.text.accept == "Bestätigen")
-        #expect(c.screen.text.clear == "Clear")
-        #expect(c.screen.outbox == "/srv/outbox" && c.screen.api == "unix:/run/inkkiosk/api.sock" && c.screen.defaultTimeout == 90)
+        #expect(c.screen.mode == .signature && c.screen.look.buttonMM == 15 && c.screen.look.dpi == 160)
+        #expect(c.screen.capture.storePlaintext && c.screen.capture.encryptTo == nil)
+        #expect(c.screen.look.text.prompt == "Bitte oberhalb der Linie unterschreiben" && c.screen.look.text.accept == "Bestätigen")
+        #expect(c.screen.look.text.clear == "Clear")
+        #expect(c.screen.capture.outbox == "/srv/outbox" && c.screen.api.address == "unix:/run/inkkiosk/api.sock" && c.screen.api.defaultTimeout == 90)
     }
 
     @Test func damagedJournalLimitsAreStorageKeys() throws {
@@ -84,8 +84,8 @@ import InkStorage
             worksheet_pages = 40
             worksheets_listed = 12
             """, file: "t.toml")
-        #expect(c.screen.worksheetFolders == ["/srv/sheets", "/media/usb"])
-        #expect(c.screen.worksheetMaxMB == 8 && c.screen.worksheetMaxPages == 40 && c.screen.worksheetsListed == 12)
+        #expect(c.screen.worksheets.folders == ["/srv/sheets", "/media/usb"])
+        #expect(c.screen.worksheets.maxMB == 8 && c.screen.worksheets.maxPages == 40 && c.screen.worksheets.listed == 12)
         do {
             _ = try KioskConfig.parse("""
                 [classroom]
@@ -257,7 +257,7 @@ import InkStorage
         expected.maxConnections = 16; expected.requestTimeout = 2.5; expected.idleTimeout = 5
         expected.maxRequestLine = 1024; expected.maxHeaderBytes = 4096; expected.maxBodyBytes = 2048
         expected.maxWaits = 3; expected.longestWait = 20
-        #expect(c.screen.apiLimits == expected)
+        #expect(c.screen.api.limits == expected)
         do {
             _ = try KioskConfig.parse("""
                 [api]
@@ -280,7 +280,7 @@ import InkStorage
 
     @Test func theDocumentKeysAreReadAndCheckedWithTheirLines() throws {
         let defaults = try KioskConfig.parse("", file: "k.toml").screen
-        #expect(defaults.apiLimits.maxDocumentBytes == 16 << 20 && defaults.apiLimits.maxDocuments == 16 && defaults.apiLimits.maxDocumentPages == 200)
+        #expect(defaults.api.limits.maxDocumentBytes == 16 << 20 && defaults.api.limits.maxDocuments == 16 && defaults.api.limits.maxDocumentPages == 200)
         #expect(defaults.apiDocumentsPath == "/var/lib/inkkiosk/documents", "next to the outbox")
         let c = try KioskConfig.parse("""
             [limits]
@@ -290,7 +290,7 @@ import InkStorage
             [api]
             documents_dir = "/srv/kiosk/docs"
             """, file: "k.toml")
-        #expect(c.screen.apiLimits.maxDocumentBytes == 4 << 20 && c.screen.apiLimits.maxDocuments == 3 && c.screen.apiLimits.maxDocumentPages == 20)
+        #expect(c.screen.api.limits.maxDocumentBytes == 4 << 20 && c.screen.api.limits.maxDocuments == 3 && c.screen.api.limits.maxDocumentPages == 20)
         #expect(c.screen.apiDocumentsPath == "/srv/kiosk/docs")
         do {
             _ = try KioskConfig.parse("""

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import InkConfig
+import InkTestSupport
 
 /// docs/CONFIGURATION.md is printed from the definitions the reader checks files against, so it
 /// cannot drift from the code; these tests fail when it was not printed again after a change.
