@@ -56,7 +56,7 @@ let package = Package(
         // The PAdES baseline B-B signature on that update: a device's key and certificate (one PEM
         // file), the CMS through OpenSSL's libcrypto (the only module that links it), so that
         // InkDocument stays pure logic.
-        .target(name: "InkDocumentSigning", dependencies: ["InkDocument", "COpenSSL"]),
+        .target(name: "InkDocumentSigning", dependencies: ["InkCore", "InkDocument", "COpenSSL"]),
         // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
         .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
@@ -66,7 +66,7 @@ let package = Package(
         // The flow from input to screen: interaction -> document -> renderer -> display, and replay of recordings.
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other threads.
-        .target(name: "InkLoop", dependencies: ["CLinux"]),
+        .target(name: "InkLoop", dependencies: ["InkCore", "CLinux"]),
         // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
         // that hands the host's requests to the kiosk thread.
         // Hosts' documents (uploaded PDFs) are read with InkDocument and hashed with swift-crypto's SHA-256.

@@ -93,7 +93,9 @@ public final class DRMDisplay: Display, CursorPlane {
 
     private static func pick(_ card: DRMCard, connectorName: String?, modeName: String?) throws
         -> (ConnectorInfo, drmModeModeInfo, UInt32)? {
-        guard let res = drmModeGetResources(card.fd) else { throw DisplayError.errno("\(card.path) has no KMS resources") }
+        guard let res = drmModeGetResources(card.fd) else {
+            throw SystemCallError("read the KMS resources (drmModeGetResources) of", path: card.path)
+        }
         defer { drmModeFreeResources(res) }
         for i in 0..<Int(res.pointee.count_connectors) {
             guard let c = drmModeGetConnector(card.fd, res.pointee.connectors[i]) else { continue }
@@ -247,7 +249,8 @@ public final class DRMDisplay: Display, CursorPlane {
         } catch {
             failedModeSets += 1
             let delay = recovery.modeSetFailed(at: t)
-            if let line = failures.failed(what, errno: errno, now: t) {
+            // Keyed on the errno the failing call left, not errno now (the buffers' cleanup ran since).
+            if let line = failures.failed(what, error: error, now: t) {
                 log(line + " (\(error))" + String(cFormat: "; retrying in %.1f s", delay))
             }
             return false

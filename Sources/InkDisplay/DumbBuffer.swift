@@ -21,21 +21,22 @@ final class DumbBuffer {
     init(fd: Int32, width: Int, height: Int) throws {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
         guard ik_drm_create_dumb(fd, UInt32(width), UInt32(height), &handle, &pitch, &size) == 0 else {
-            throw DisplayError.errno("cannot create a \(width)x\(height) dumb buffer")
+            throw SystemCallError("create a \(width)x\(height) dumb buffer (DRM_IOCTL_MODE_CREATE_DUMB)")
         }
         var fb: UInt32 = 0
         var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
         let added = drmModeAddFB2(fd, UInt32(width), UInt32(height), ik_drm_format_xrgb8888(), &handles, &pitches, &offsets, &fb, 0)
         guard added == 0 else {
+            let failure = SystemCallError("add an XRGB8888 framebuffer (drmModeAddFB2)", errno: -added)
             _ = ik_drm_destroy_dumb(fd, handle)
-            throw DisplayError.errno("cannot add an XRGB8888 framebuffer", -added)
+            throw failure
         }
         var offset: UInt64 = 0
         guard ik_drm_map_dumb(fd, handle, &offset) == 0,
               let map = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), map != MAP_FAILED else {
-            let e = errno
+            let failure = SystemCallError("map a dumb buffer (DRM_IOCTL_MODE_MAP_DUMB, mmap)")
             drmModeRmFB(fd, fb); _ = ik_drm_destroy_dumb(fd, handle)
-            throw DisplayError.errno("cannot map a dumb buffer", e)
+            throw failure
         }
         self.fd = fd; self.handle = handle; self.pitch = Int(pitch); self.size = Int(size)
         self.framebuffer = fb; self.pixels = map; self.width = width; self.height = height

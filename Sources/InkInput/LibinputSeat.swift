@@ -158,7 +158,7 @@ public final class LibinputSeat {
         if ik_evdev_grab(fd, 1) == 0 {
             grabbed[fd] = path
         } else {
-            recentMessages.append("cannot take \(path) exclusively (EVIOCGRAB: \(String(cString: strerror(errno))))")
+            recentMessages.append("cannot take \(path) exclusively (EVIOCGRAB: \(Errno.describe(errno)))")
         }
     }
 

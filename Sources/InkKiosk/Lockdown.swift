@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 import InkInput
 import InkLoop
 
@@ -32,7 +33,7 @@ enum Lockdown {
         guard before != "0" else { return }
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         let written = fd >= 0 && write(fd, "0\n", 2) == 2
-        let reason = String(cString: strerror(errno))
+        let reason = Errno.describe(errno)
         if fd >= 0 { close(fd) }
         if written {
             log("lockdown: SysRq turned off (kernel.sysrq was \(before ?? "unknown"))")

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import InkCore
 
 /// Lowers the calling thread's priority (nice 10): background work (syncing the journal,
 /// writing files) gets the CPU the ink's thread leaves, never the other way round. On a
@@ -20,6 +21,6 @@ public func raiseToInkPriority(nice: Int32 = -10) -> String {
     if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), tid, nice) == 0 {
         return "the ink's thread runs at nice \(nice)"
     }
-    return "warning: the ink's thread runs at normal priority (\(String(cString: strerror(errno)))): under heavy load other "
+    return "warning: the ink's thread runs at normal priority (\(Errno.describe(errno))): under heavy load other "
         + "programs share its CPU equally; allow nice \(nice) with LimitNICE=\(nice) in the unit"
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 
 // What the kiosk used of Foundation's FileHandle (in Foundation proper, which links ICU; the
 // kiosk links FoundationEssentials only): reading a small file whole through a descriptor it
@@ -20,7 +21,7 @@ public final class OwnedFileDescriptor {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw KioskError.errno("read")
+                throw SystemCallError("read")
             }
             if n == 0 { return data }
             data.append(contentsOf: chunk[..<n])

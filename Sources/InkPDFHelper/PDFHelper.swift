@@ -88,7 +88,7 @@ public final class PDFHelper: @unchecked Sendable {
     /// Opens the PDF at `fd` (which stays the caller's) in the helper: its page count and title.
     public func open(_ fd: Int32, maxPages: Int) throws -> HelperDocument {
         let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        guard own >= 0 else { throw Failure.unavailable("cannot copy the file's descriptor (errno \(errno))") }
+        guard own >= 0 else { throw Failure.unavailable("cannot copy the file's descriptor: \(Errno.describe(errno))") }
         let document = HelperDocument(helper: self, fd: own, maxPages: maxPages)
         try lock.withLock {
             let (pid, channel) = try running()
@@ -226,7 +226,7 @@ public final class PDFHelper: @unchecked Sendable {
         let rc = ik_spawn_helper(launch.executable, argv, envp, theirs.fd, &pid)
         guard rc == 0 else {
             mine.close()
-            throw Failure.unavailable("cannot start \(launch.executable) pdf-helper: \(String(cString: strerror(rc))) (errno \(rc))")
+            throw Failure.unavailable("cannot start \(launch.executable) pdf-helper: \(Errno.describe(rc))")
         }
         process = (pid, mine)
         waitingLock.withLock { runningPID = pid }

@@ -169,7 +169,7 @@ final class DocumentStore: Sendable {
         }
         do {
             try DocumentFiles.sync(upload)
-            guard rename(upload, path(of: id)) == 0 else { throw KioskError.errno("cannot rename \(upload) to \(path(of: id))") }
+            guard rename(upload, path(of: id)) == 0 else { throw SystemCallError("rename \(upload) to", path: path(of: id)) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try DocumentFiles.writeDurably(try encoder.encode(record), to: recordPath(of: id))
@@ -248,7 +248,7 @@ final class DocumentStore: Sendable {
     }
 
     private func readAll(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw KioskError.errno("cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SystemCallError("read", path: path) }
         return Array(data)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import InkCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -86,15 +87,15 @@ public final class SignatureAPIServer: Sendable {
     public func start() async throws {
         // Config and command line check this with a better place to point at; this is the last guard.
         guard address.isLocal || token != nil else {
-            throw KioskError("signature API: \(address) is reachable from other machines and needs a bearer token")
+            throw APISetupError("signature API: \(address) is reachable from other machines and needs a bearer token")
         }
         try phase.withLock { phase in
-            guard case .idle = phase else { throw KioskError("the signature API server was already started") }
+            guard case .idle = phase else { throw APISetupError("the signature API server was already started") }
             phase = .starting
         }
         do { try documents?.open() } catch {
             phase.withLock { $0 = .stopped }
-            throw KioskError("signature API: documents: \(error)")
+            throw APISetupError("signature API: documents: \(error)")
         }
         // One thread: the API's work is small. It runs at background priority, as the journal's
         // writers do: under a flood of clients the ink's thread gets the CPU first, the API what
@@ -112,7 +113,7 @@ public final class SignatureAPIServer: Sendable {
         } catch {
             phase.withLock { $0 = .stopped }
             try? await group.shutdownGracefully()
-            throw KioskError("signature API: cannot listen on \(address): \(Self.describe(error))")
+            throw APISetupError("signature API: cannot listen on \(address): \(Self.describe(error))")
         }
     }
 
@@ -178,7 +179,7 @@ public final class SignatureAPIServer: Sendable {
     }
 
     private static func describe(_ error: any Error) -> String {
-        if let io = error as? IOError { return "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))" }
+        if let io = error as? IOError { return Errno.describe(io.errnoCode) }
         return "\(error)"
     }
 
@@ -238,15 +239,15 @@ public final class SignatureAPIServer: Sendable {
             }
         switch address {
         case .unix(let path):
-            guard path.utf8.count < 108 else { throw KioskError("the socket path must be under 108 bytes") }
+            guard path.utf8.count < 108 else { throw APISetupError("the socket path must be under 108 bytes") }
             try Self.removeStaleSocket(path)
             let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
             if chmod(path, 0o660) != 0 {
-                Self.warn("warning: signature API: cannot make \(path) mode 0660: \(String(cString: strerror(errno)))")
+                Self.warn("warning: signature API: cannot make \(path) mode 0660: \(Errno.describe(errno))")
             }
             return channel
         case .tcp(let host, let port):
-            guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw KioskError("'\(host)' is not an IP address") }
+            guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw APISetupError("'\(host)' is not an IP address") }
             return try await bootstrap.bind(host: host, port: Int(port)).get()
         }
     }
@@ -327,8 +328,8 @@ public final class SignatureAPIServer: Sendable {
     private static func removeStaleSocket(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else { throw KioskError("\(path) exists and is not a socket") }
-        guard unlink(path) == 0 else { throw KioskError.errno("cannot remove the old socket \(path)") }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw APISetupError("\(path) exists and is not a socket") }
+        guard unlink(path) == 0 else { throw SystemCallError("remove the old socket", path: path) }
     }
 }
 
