@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// swift-log's API, for the modules that log (InkLog holds the handler).
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
 let package = Package(
     name: "inkkiosk",
     platforms: [.macOS(.v13)],
@@ -14,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // 4.x imports FoundationEssentials where 3.x imported Foundation (and with it ICU).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        // 1.16 or later: its handler API is log(event:) (the per-argument one is deprecated there).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -39,12 +44,15 @@ let package = Package(
         // The ink: events, recordings, samples, strokes, tools, interaction. FoundationEssentials only:
         // no module imports Foundation proper (ICU, 39 MB); see README, "No Foundation, no ICU".
         .target(name: "InkCore"),
+        // Levelled logging (swift-log) to stderr, with journald's priority prefixes under systemd:
+        // its own small target, so that InkCore stays pure ink logic without a logging dependency.
+        .target(name: "InkLog", dependencies: ["InkCore", .product(name: "Logging", package: "swift-log")]),
         // Canvas, overlay, damage, and PNG / SVG / PDF through cairo (PNG deflated by zlib).
         .target(name: "InkRender", dependencies: ["InkCore", "CCairo", "CZlib"]),
         // libinput on a udev seat -> InkEvents (one end that touches the kernel).
-        .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
+        .target(name: "InkInput", dependencies: ["InkCore", "InkLog", logging, "CLibInput"]),
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end).
-        .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
+        .target(name: "InkDisplay", dependencies: ["InkCore", "InkLog", logging, "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread, signature captures, synced files, recordings;
         // a capture's files encrypted to the host's key (HPKE through swift-crypto: the only module that links it).
         .target(name: "InkStorage", dependencies: ["InkCore", "InkRender", "InkDocument", "CZlib", "CLinux",
@@ -59,7 +67,7 @@ let package = Package(
         .target(name: "InkDocumentSigning", dependencies: ["InkCore", "InkDocument", "COpenSSL"]),
         // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
-        .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
+        .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkLog", logging, "InkRender", "InkStorage", "CCairo", "CCage"]),
         // Worksheets: PDF pages under the ink, read and drawn by the PDF helper; the list, the copies, the strikes.
         .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper",
                                                     .product(name: "Crypto", package: "swift-crypto")]),
@@ -70,30 +78,31 @@ let package = Package(
         // The local signature API: the HTTP server (the only module that links SwiftNIO) and the desk
         // that hands the host's requests to the kiosk thread.
         // Hosts' documents (uploaded PDFs) are read with InkDocument and hashed with swift-crypto's SHA-256.
-        .target(name: "InkAPI", dependencies: ["InkCore", "InkLoop", "InkDocument",
+        .target(name: "InkAPI", dependencies: ["InkCore", "InkLog", logging, "InkLoop", "InkDocument",
                                               .product(name: "Crypto", package: "swift-crypto"),
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),
                                               .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The config file (TOML, the only module that links TOMLKit): every box's settings, checked
         // strictly, each problem with its file, line and key.
-        .target(name: "InkConfig", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
+        .target(name: "InkConfig", dependencies: ["InkCore", "InkLog", logging, "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
+        .target(name: "InkKiosk", dependencies: ["InkCore", "InkLog", logging, "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
                                                 "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "CLinux"]),
         .executableTarget(name: "inkkiosk", dependencies: [
-            "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
+            "InkCore", "InkLog", logging, "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
+        .testTarget(name: "InkLogTests", dependencies: ["InkLog", logging]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender"]),
-        .testTarget(name: "InkInputTests", dependencies: ["InkInput"]),
-        .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument"]),
+        .testTarget(name: "InkInputTests", dependencies: ["InkInput", "CLibInput", logging]),
+        .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkDocument", "InkLog", logging]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
-        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
+        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkLog", .product(name: "Logging", package: "swift-log"), "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
                                                          "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning", "CCairo", "CLinux"]),
     ]
 )

@@ -4,6 +4,7 @@ import InkCore
 import InkAPI
 import InkDocumentSigning
 import InkStorage
+import Logging
 import TOMLKit
 
 /// The kiosk's configuration file (TOML), checked strictly: an unknown key, a wrong type or an
@@ -25,6 +26,8 @@ public struct KioskConfig: Sendable {
     /// The mode and its screen: `mode`, `[ui]`, `[signature]`, `[classroom]`, `[api]`.
     public var screen = ScreenSettings()
     public var lockdown = LockdownConfig()
+    /// `[log] level`: the lowest level written to stderr (the journal); nil: info.
+    public var logLevel: Logger.Level?
 
     public init() {}
 
@@ -44,7 +47,7 @@ public struct KioskConfig: Sendable {
         var r = ConfigReader(file: file, text: text)
         var c = KioskConfig()
         r.only(["mode", "display", "input", "device", "tools", "buttons", "hover", "prediction", "storage",
-                "ui", "signature", "classroom", "api", "lockdown", "limits"], in: root, at: "")
+                "ui", "signature", "classroom", "api", "lockdown", "limits", "log"], in: root, at: "")
         if let mode = r.choice("mode", in: root, at: "", KioskMode.allCases) { c.screen.mode = mode }
         readScreen(&r, root, into: &c.screen)
 
@@ -55,6 +58,10 @@ public struct KioskConfig: Sendable {
             c.mode = r.string("mode", in: t, at: "display").flatMap { $0.isEmpty ? nil : $0 }
             c.ink.rotation = r.rotation("rotation", in: t, at: "display")
             c.allowVTSwitch = r.bool("allow_vt_switch", in: t, at: "display")
+        }
+        if let t = r.table("log", in: root, at: "") {
+            r.only(["level"], in: t, at: "log")
+            c.logLevel = r.choice("level", in: t, at: "log", Logger.Level.allCases)
         }
         if let t = r.table("input", in: root, at: "") {
             r.only(["seat", "pen_only_after_pen", "second_finger_cancel", "left_handed", "tip_up_reach_mm"], in: t, at: "input")

@@ -1,5 +1,6 @@
 import CLibDRM
 import Glibc
+import Logging
 import InkCore
 
 /// A dumb buffer registered as a framebuffer and mapped into our memory. Scanout memory is
@@ -16,7 +17,7 @@ final class DumbBuffer {
     /// buffer, or frames that were never shown).
     var stale = StaleRegion()
     /// Where a failure to free it is reported.
-    var log: (String) -> Void = { _ in }
+    var log = Logger(label: "inkkiosk.display")
 
     init(fd: Int32, width: Int, height: Int) throws {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
@@ -45,8 +46,8 @@ final class DumbBuffer {
     deinit {
         munmap(pixels, size)
         let removed = drmModeRmFB(fd, framebuffer)
-        if removed != 0 { log("removing framebuffer \(framebuffer) failed: \(Errno.describe(-removed))") }
-        if ik_drm_destroy_dumb(fd, handle) != 0 { log("destroying dumb buffer \(handle) failed: \(Errno.describe(errno))") }
+        if removed != 0 { log.warning("removing framebuffer \(framebuffer) failed: \(Errno.describe(-removed))") }
+        if ik_drm_destroy_dumb(fd, handle) != 0 { log.warning("destroying dumb buffer \(handle) failed: \(Errno.describe(errno))") }
     }
 
     /// Writes black into screen rectangles (the borders around a canvas that does not fill the screen).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import InkLog
 import InkCore
 import InkLoop
 import InkPDFHelper

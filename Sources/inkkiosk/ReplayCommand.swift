@@ -3,6 +3,7 @@ import ArgumentParser
 import FoundationEssentials
 import InkLoop
 import Glibc
+import InkLog
 import InkCore
 import InkStorage
 import InkRender

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import InkLoop
 import Glibc
+import InkLog
 import InkCore
 import InkRender
 import InkDisplay

@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import InkCore
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -23,7 +24,7 @@ public final class SignatureAPIServer: Sendable {
     private let token: BearerToken?
     /// Host, origin, token and content type of each request (README, "Who may ask").
     private let requestAccess: RequestAccess
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let onGiveUp: @Sendable (String) -> Void
     private let firstRetryPause: Duration
     private let gate: ConnectionGate
@@ -53,7 +54,7 @@ public final class SignatureAPIServer: Sendable {
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
                 access: APIAccess = APIAccess(), documentsDirectory: String? = nil, firstRetryPause: Duration = .milliseconds(10),
                 onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
-                log: @escaping @Sendable (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }) {
+                log: Logger = Logger(label: "inkkiosk.api")) {
         self.desk = desk
         self.address = address
         self.limits = limits
@@ -174,9 +175,6 @@ public final class SignatureAPIServer: Sendable {
 
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    private static func warn(_ message: String) {
-        writeStandardError("inkkiosk: \(message)\n")
-    }
 
     private static func describe(_ error: any Error) -> String {
         if let io = error as? IOError { return Errno.describe(io.errnoCode) }
@@ -243,7 +241,7 @@ public final class SignatureAPIServer: Sendable {
             try Self.removeStaleSocket(path)
             let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
             if chmod(path, 0o660) != 0 {
-                Self.warn("warning: signature API: cannot make \(path) mode 0660: \(Errno.describe(errno))")
+                log.warning("signature API: cannot make \(path) mode 0660: \(Errno.describe(errno))")
             }
             return channel
         case .tcp(let host, let port):
@@ -283,7 +281,7 @@ public final class SignatureAPIServer: Sendable {
     private func acceptFailed(_ error: IOError) -> TimeAmount? {
         let step = recovery.withLock { $0.failed(ListenerFailure(stage: .accept, error), at: Self.now()) }
         guard case .listenAgain(let pause, let line) = step else { return .seconds(1) }
-        if let line { Self.warn("warning: signature API on \(bound.withLock { $0 }): \(line)") }
+        if let line { log.warning("signature API on \(bound.withLock { $0 }): \(line)") }
         return .nanoseconds(Int64(pause.components.seconds) * 1_000_000_000 + pause.components.attoseconds / 1_000_000_000)
     }
 
@@ -301,11 +299,11 @@ public final class SignatureAPIServer: Sendable {
                 case .giveUp(let why):
                     let message = "signature API on \(address) stopped for good: \(why)"
                     givenUp.withLock { $0 = message }
-                    Self.warn("error: \(message)")
+                    log.error("\(message)")
                     onGiveUp(message)
                     return
                 case .listenAgain(let pause, let line):
-                    if let line { Self.warn("warning: signature API on \(address): \(line)") }
+                    if let line { log.warning("signature API on \(address): \(line)") }
                     do { try await Task.sleep(for: pause) } catch { return }
                     if isStopped { return }
                     do {

@@ -50,6 +50,6 @@ extension ScreenSettings {
     private func pdfHelper() -> PDFHelper {
         var launch = PDFHelper.Launch(executable: pdfHelperExecutable, memoryMB: worksheetHelperMB, cpuSeconds: worksheetHelperCPUSeconds)
         launch.requireSeccomp = pdfHelperRequiresSeccomp
-        return PDFHelper(launch: launch, stuckSeconds: worksheetStuckSeconds, log: { writeStandardError("inkkiosk: \($0)\n") })
+        return PDFHelper(launch: launch, stuckSeconds: worksheetStuckSeconds)
     }
 }

@@ -1,5 +1,4 @@
 import Glibc
-import InkCore
 
 /// Log lines for failing system calls that a kiosk can live with, at 60 Hz without a flood:
 /// the first failure of each distinct errno in a run of failures, a count every `interval`
