@@ -4,6 +4,7 @@ import FoundationEssentials
 import InkLoop
 import Glibc
 import InkLog
+import Logging
 import InkCore
 import InkStorage
 import InkRender
@@ -165,9 +166,9 @@ struct ReplayCommand: ParsableCommand {
 }
 
 extension CleanExit {
-    /// An error message on stderr with a non-zero exit status.
+    /// An error message (the log's, at level error: "<3>" in the journal) with a non-zero exit status.
     static func message(_ text: String, code: Int32) -> ExitCode {
-        writeStandardError("inkkiosk: error: \(text)\n")
+        Logger(label: "inkkiosk").error("\(text)")
         return ExitCode(code)
     }
 }
