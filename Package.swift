@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// swift-log's API, for the modules that log (InkLog holds the handler).
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
 let package = Package(
     name: "inkkiosk",
     platforms: [.macOS(.v13)],
@@ -16,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // 4.x imports FoundationEssentials where 3.x imported Foundation (and with it ICU).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        // 1.16 or later: its handler API is log(event:) (the per-argument one is deprecated there).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     // One module per box of the flow. A module's dependencies are what it imports, nothing more (a
     // module never imports one it does not list); its comment says its role and what it must not know.
@@ -45,14 +50,17 @@ let package = Package(
         // FoundationEssentials only: no module imports Foundation proper (ICU, 39 MB); see README,
         // "No Foundation, no ICU".
         .target(name: "InkCore"),
+        // Levelled logging (swift-log) to stderr, with journald's priority prefixes under systemd:
+        // its own small target, so that InkCore stays pure ink logic without a logging dependency.
+        .target(name: "InkLog", dependencies: ["InkCore", logging]),
         // Canvas, overlay, damage, and PNG / SVG / PDF through cairo (PNG deflated by zlib). Knows the
         // ink, not where it is stored or shown.
         .target(name: "InkRender", dependencies: ["InkCore", "CCairo", "CZlib"]),
         // libinput on a udev seat -> InkEvents (one end that touches the kernel); InkCore only besides.
-        .target(name: "InkInput", dependencies: ["InkCore", "CLibInput"]),
+        .target(name: "InkInput", dependencies: [logging, "InkCore", "CLibInput"]),
         // Where frames go: DRM/KMS dumb buffers and page flips, the console, or offscreen (the other end);
         // takes rendered frames (InkRender's surfaces), knows nothing of the kiosk's screens or of input.
-        .target(name: "InkDisplay", dependencies: ["InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
+        .target(name: "InkDisplay", dependencies: [logging, "InkCore", "InkRender", "CLibDRM", "CLibUdev", "CLinux"]),
         // Never lose ink: the stroke journal and its writer thread (InkLoop's threads), signature captures,
         // synced files, recordings; a capture's files encrypted to the host's key (HPKE through swift-crypto),
         // the PDF a capture signed (InkDocument; its digital signature through `DocumentSealer`, so that
@@ -67,12 +75,12 @@ let package = Package(
         // The PAdES baseline B-B signature on that update: a device's key and certificate (one PEM
         // file), the CMS through OpenSSL's libcrypto (the only module that links it), so that
         // InkDocument stays pure logic.
-        .target(name: "InkDocumentSigning", dependencies: ["InkDocument", "COpenSSL"]),
+        .target(name: "InkDocumentSigning", dependencies: ["InkCore", "InkDocument", "COpenSSL"]),
         // The PDF helper: poppler-glib (loaded by the helper, not linked) in a process of its own, caged
         // (seccomp, Landlock, rlimits); the kiosk's side starts it, asks it, and kills it when stuck.
         // The helper draws a worksheet's ink with InkRender; strokes cross to it as the journal stores
         // them (InkStorage's `StrokeTransfer`). Knows no screen.
-        .target(name: "InkPDFHelper", dependencies: ["InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
+        .target(name: "InkPDFHelper", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "CCairo", "CCage"]),
         // Worksheets: PDF pages under the ink, read and drawn by the PDF helper; the list, the copies
         // (SHA-256 names through swift-crypto), the strikes. Knows no screen: the kiosk shows them.
         .target(name: "InkWorksheet", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "CCairo",
@@ -82,13 +90,13 @@ let package = Package(
         .target(name: "InkPipeline", dependencies: ["InkCore", "InkRender", "InkDisplay"]),
         // The kiosk thread's waiting: epoll over file descriptors and signals, eventfd wake-ups from other
         // threads; named threads and their priorities. Only the Linux headers below it.
-        .target(name: "InkLoop", dependencies: ["CLinux"]),
+        .target(name: "InkLoop", dependencies: ["InkCore", "CLinux"]),
         // The local signature API: the HTTP server (the only module that links SwiftNIO), the desk
         // that hands the host's requests to the kiosk thread (InkLoop's wake-ups), and its settings
         // (`APISettings`: address, token, access, limits). Hosts' documents (uploaded PDFs) are read with
         // InkDocument and hashed with swift-crypto's SHA-256. Knows no screen; a capture's files only as
         // the paths the kiosk hands it.
-        .target(name: "InkAPI", dependencies: ["InkCore", "InkLoop", "InkDocument",
+        .target(name: "InkAPI", dependencies: [logging, "InkCore", "InkLoop", "InkDocument",
                                               .product(name: "Crypto", package: "swift-crypto"),
                                               .product(name: "NIOCore", package: "swift-nio"),
                                               .product(name: "NIOPosix", package: "swift-nio"),
@@ -97,27 +105,29 @@ let package = Package(
         // strictly, each problem with its file, line and key. It imports the modules whose types the
         // settings hold (a sealing key, a device signer, the API's and the palette's); a box below it
         // owns its settings' struct (`APISettings`), the screens' are here (`ScreenSettings` composes them).
-        .target(name: "InkConfig", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
+        .target(name: "InkConfig", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd; it wires
         // the boxes together (a capture's pictures drawn by InkRender for InkStorage, the device signer
         // for a document's signature) and may import every module; only the command line imports it.
-        .target(name: "InkKiosk", dependencies: ["InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
+        .target(name: "InkKiosk", dependencies: ["InkLog", logging, "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
                                                 "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning",
                                                 "CLinux"]),
         // What both executables' command lines share: a recording's arguments, --size, error exits, the release's version.
-        .target(name: "InkCommandLine", dependencies: ["InkCore", "InkLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "InkCommandLine", dependencies: ["InkCore", logging, .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The shipped command line (run, record, replay, devices, check-config, config, keygen, decrypt), and
         // the PDF helper's process (the same binary, `pdf-helper`).
         .executableTarget(name: "inkkiosk", dependencies: [
+            "InkLog", logging,
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
-        .target(name: "InkAPIClient", dependencies: ["InkAPI", "InkLoop"]),
+        .target(name: "InkAPIClient", dependencies: ["InkCore", "InkAPI", "InkLoop"]),
         // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk; not shipped.
         .executableTarget(name: "inkkiosk-bench", dependencies: [
+            "InkLog",
             "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -132,20 +142,21 @@ let package = Package(
                 path: "Tests/InkWorksheetTestSupport"),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
+        .testTarget(name: "InkLogTests", dependencies: ["InkLog", logging]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender", "CCairo"]),
-        .testTarget(name: "InkInputTests", dependencies: ["InkCore", "InkInput"]),
-        .testTarget(name: "InkAPITests", dependencies: ["InkAPI", "InkAPIClient", "InkDocument"]),
+        .testTarget(name: "InkInputTests", dependencies: ["CLibInput", logging, "InkCore", "InkInput"]),
+        .testTarget(name: "InkAPITests", dependencies: ["InkLog", logging, "InkAPI", "InkAPIClient", "InkDocument"]),
         .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkStorageTests", dependencies: ["InkCore", "InkStorage", "InkTestSupport"]),
-        .testTarget(name: "InkConfigTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkAPI", "InkConfig", "InkTestSupport"]),
+        .testTarget(name: "InkConfigTests", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkConfig", "InkTestSupport"]),
         .testTarget(name: "InkWorksheetTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "InkWorksheet", "CCairo",
                                                              "InkTestSupport", "InkWorksheetTestSupport"]),
-        .testTarget(name: "InkLoopTests", dependencies: ["InkLoop"]),
+        .testTarget(name: "InkLoopTests", dependencies: ["InkCore", "InkLoop"]),
         .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
         // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
         // a mode's screen, the binary's commands).
-        .testTarget(name: "InkKioskTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
+        .testTarget(name: "InkKioskTests", dependencies: [logging, "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
                                                          "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper",
                                                          "InkDocument", "InkDocumentSigning", "CCairo", "CZlib",
                                                          "InkTestSupport", "InkWorksheetTestSupport"]),

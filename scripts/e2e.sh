@@ -6,7 +6,8 @@
 # Usage: scripts/e2e.sh [BINARY]   (default: .build/release/inkkiosk)
 # E2E_ONLY=api runs only the signature API's probes (Tests/e2e/api_probes.py, a few minutes)
 # and their checks, without the appliance; E2E_ONLY=worksheets the classroom's worksheet session;
-# E2E_ONLY=documents the document signing session (Tests/e2e/documents.py).
+# E2E_ONLY=documents the document signing session (Tests/e2e/documents.py); E2E_ONLY=logging
+# the log levels and journald priorities (Tests/e2e/logging_session.py, a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

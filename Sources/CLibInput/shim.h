@@ -18,9 +18,10 @@ static inline void ik_libinput_log(struct libinput *li, enum libinput_log_priori
     if (sink && sink->fn) sink->fn(sink->ctx, (int)priority, buffer);
 }
 
-static inline void ik_libinput_install_log(struct libinput *li) {
+/* priority: the lowest libinput sends (LIBINPUT_LOG_PRIORITY_DEBUG, _INFO or _ERROR). */
+static inline void ik_libinput_install_log(struct libinput *li, enum libinput_log_priority priority) {
     libinput_log_set_handler(li, ik_libinput_log);
-    libinput_log_set_priority(li, LIBINPUT_LOG_PRIORITY_INFO);
+    libinput_log_set_priority(li, priority);
 }
 
 /* EVIOCGRAB: only the grabbing fd gets the device's events; the kernel's own input handlers

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import InkAPI
+import InkCore
 import InkLoop
 
 /// An HTTP/1.1 client on a bare blocking socket, for the API's load benchmark and its tests:
@@ -28,14 +29,14 @@ public final class BlockingClient: @unchecked Sendable {
                 local.sin_family = sa_family_t(AF_INET)
                 inet_pton(AF_INET, source, &local.sin_addr)
                 let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-                guard bound == 0 else { Glibc.close(fd); throw KioskError("bind \(source): \(String(cString: strerror(errno)))") }
+                guard bound == 0 else { let failure = SystemCallError("bind to", path: source); Glibc.close(fd); throw failure }
             }
             var inet = sockaddr_in()
             inet.sin_family = sa_family_t(AF_INET)
             inet.sin_port = port.bigEndian
             inet_pton(AF_INET, host, &inet.sin_addr)
             let rc = withUnsafePointer(to: &inet) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            guard rc == 0 else { Glibc.close(fd); throw KioskError("connect \(address): \(String(cString: strerror(errno)))") }
+            guard rc == 0 else { let failure = SystemCallError("connect to", path: "\(address)"); Glibc.close(fd); throw failure }
         case .unix(let path):
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var unix = sockaddr_un()
@@ -44,7 +45,7 @@ public final class BlockingClient: @unchecked Sendable {
                 for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
             }
             let rc = withUnsafePointer(to: &unix) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-            guard rc == 0 else { Glibc.close(fd); throw KioskError("connect \(address): \(String(cString: strerror(errno)))") }
+            guard rc == 0 else { let failure = SystemCallError("connect to", path: "\(address)"); Glibc.close(fd); throw failure }
         }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))

@@ -1,10 +1,10 @@
 import ArgumentParser
-import InkLoop
+import Logging
 
 extension CleanExit {
-    /// An error message on stderr with a non-zero exit status.
+    /// An error message (the log's, at level error: "<3>" in the journal) with a non-zero exit status.
     public static func message(_ text: String, code: Int32) -> ExitCode {
-        writeStandardError("inkkiosk: error: \(text)\n")
+        Logger(label: "inkkiosk").error("\(text)")
         return ExitCode(code)
     }
 }

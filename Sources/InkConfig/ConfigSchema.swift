@@ -1,5 +1,6 @@
 import InkAPI
 import InkCore
+import Logging
 import InkRender
 import InkStorage
 
@@ -11,7 +12,7 @@ public enum ConfigSchema {
     /// In the order the shipped config/inkkiosk.toml has them.
     public static var sections: [ConfigSection] {
         [root, display, input, device, tools] + ToolKind.allCases.map(tool)
-            + [buttons, hover, prediction, storage, limits, lockdown, ui, uiText, signature, classroom, api]
+            + [buttons, hover, prediction, storage, limits, log, lockdown, ui, uiText, signature, classroom, api]
     }
 
     private static let ink = InteractionSettings(screen: PixelSize(width: 1, height: 1))
@@ -28,6 +29,7 @@ public enum ConfigSchema {
         .table("device", array: true, "Settings for particular devices."), .table("tools", "The tools and their brushes."),
         .table("buttons", "Pen side buttons and tablet-pad buttons."), .table("hover", "The hover preview."),
         .table("prediction", "Ink drawn ahead of the pen."), .table("storage", "The stroke journal."),
+        .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
         .table("ui", "Sizes and words on screen."), .table("signature", "Signature captures."),
         .table("classroom", "The classroom screen."), .table("api", "The local signature API."),
         .table("lockdown", "Keys and the console."), .table("limits", "Everything that grows."),
@@ -134,6 +136,13 @@ public enum ConfigSchema {
 
     static let prediction = ConfigSection("prediction", "Prediction.", [
         ConfigKey("enabled", .bool, .bool(true), "Draw ink one refresh ahead of the pen (never kept: real samples replace it)."),
+    ])
+
+    static let log = ConfigSection("log", "The log: every line on stderr with its level; under systemd each carries its journal priority.", [
+        ConfigKey("level", .choice(Logger.Level.allCases.map(\.rawValue)), .string(Logger.Level.info.rawValue),
+                  "The lowest level written: \"trace\", \"debug\" (libinput's own debug messages too), \"info\", \"notice\", "
+                  + "\"warning\", \"error\" or \"critical\"; `journalctl -p warning` then shows warnings and worse. "
+                  + "`inkkiosk run --log-level` overrides it."),
     ])
 
     static let storage = ConfigSection("storage", "The stroke journal: every finished edit, synced, restored after a restart or power cut.", [

@@ -4,6 +4,7 @@ import InkCore
 import InkAPI
 import InkDocumentSigning
 import InkStorage
+import Logging
 import TOMLKit
 
 /// The kiosk's configuration file (TOML), checked strictly: an unknown key, a wrong type or an
@@ -25,6 +26,8 @@ public struct KioskConfig: Sendable {
     /// The mode and its screen: `mode`, `[ui]`, `[signature]`, `[classroom]`, `[api]`.
     public var screen = ScreenSettings()
     public var lockdown = LockdownConfig()
+    /// `[log] level`: the lowest level written to stderr (the journal); nil: info.
+    public var logLevel: Logger.Level?
 
     public init() {}
 
@@ -55,6 +58,10 @@ public struct KioskConfig: Sendable {
             c.mode = r.string("mode", in: t, of: S.display).flatMap { $0.isEmpty ? nil : $0 }
             c.ink.rotation = r.rotation("rotation", in: t, of: S.display)
             c.allowVTSwitch = r.bool("allow_vt_switch", in: t, of: S.display)
+        }
+        if let t = r.table("log", in: root, at: "") {
+            r.only(S.log, in: t)
+            c.logLevel = r.choice("level", in: t, of: S.log)
         }
         if let t = r.table("input", in: root, at: "") {
             r.only(S.input, in: t)

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import InkCore
 
 /// The kiosk owns its virtual terminal: graphics mode (no console text or cursor over the ink),
 /// keyboard off (keystrokes do not reach the tty), and VT switching either locked (kiosk) or
@@ -20,14 +21,17 @@ public final class Console {
         let (fd, p) = try Self.open(path)
         self.fd = fd; self.path = p
         var kd: Int32 = 0, kb: Int32 = 0
-        guard ik_kd_get_mode(fd, &kd) == 0 else { close(fd); throw DisplayError.errno("\(p) is not a virtual terminal") }
+        guard ik_kd_get_mode(fd, &kd) == 0 else {
+            let failure = SystemCallError("read the console mode (KDGETMODE) of", path: p, hint: "it is not a virtual terminal")
+            close(fd); throw failure
+        }
         _ = ik_kd_get_kb_mode(fd, &kb)
         savedKDMode = kd; savedKBMode = kb
         _ = ik_vt_get_mode(fd, &savedVTMode)
         ConsoleRestore.arm(fd: fd, kdMode: kd, kbMode: kb)
 
         guard ik_kd_set_mode(fd, Int32(ik_kd_graphics())) == 0 else {
-            let e = errno; restore(); throw DisplayError.errno("cannot switch \(p) to graphics mode", e)
+            let failure = SystemCallError("switch to graphics mode (KDSETMODE)", path: p); restore(); throw failure
         }
         _ = ik_kd_set_kb_mode(fd, Int32(ik_kb_off()))
         switch switching {
@@ -65,7 +69,7 @@ public final class Console {
     private static func open(_ path: String?) throws -> (Int32, String) {
         if let path {
             let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw DisplayError.errno("cannot open \(path)") }
+            guard fd >= 0 else { throw SystemCallError("open", path: path) }
             return (fd, path)
         }
         var kd: Int32 = 0
@@ -76,7 +80,7 @@ public final class Console {
         }
         let fd = Glibc.open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
-            throw DisplayError.errno("cannot open /dev/tty0: run the kiosk on its VT (stdin, as systemd's TTYPath= gives it) or as root")
+            throw SystemCallError("open", path: "/dev/tty0", hint: "run the kiosk on its VT (stdin, as systemd's TTYPath= gives it) or as root")
         }
         return (fd, "/dev/tty0")
     }

@@ -1,5 +1,6 @@
 import CLibDRM
 import Glibc
+import Logging
 import InkCore
 import InkRender
 
@@ -26,21 +27,21 @@ final class DRMCursor {
     private var handle: UInt32 = 0, pitch: UInt32 = 0, bytes: UInt64 = 0
     private var pixels: UnsafeMutableRawPointer?
     private(set) var supported = true
-    private let log: (String) -> Void
+    private let log: Logger
     private var failures = FailureLog()
 
-    init(fd: Int32, crtc: UInt32, log: @escaping (String) -> Void) {
+    init(fd: Int32, crtc: UInt32, log: Logger) {
         self.fd = fd
         self.crtc = crtc
         self.log = log
         var offset: UInt64 = 0
         guard ik_drm_create_dumb(fd, UInt32(Self.size), UInt32(Self.size), &handle, &pitch, &bytes) == 0 else {
-            log("no cursor buffer (\(Errno.describe(errno))): the overlay draws the hover preview")
+            log.notice("no cursor buffer (\(Errno.describe(errno))): the overlay draws the hover preview")
             supported = false; return
         }
         guard ik_drm_map_dumb(fd, handle, &offset) == 0,
               let map = mmap(nil, Int(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), map != MAP_FAILED else {
-            log("cannot map the cursor buffer (\(Errno.describe(errno))): the overlay draws the hover preview")
+            log.warning("cannot map the cursor buffer (\(Errno.describe(errno))): the overlay draws the hover preview")
             _ = ik_drm_destroy_dumb(fd, handle); supported = false; return
         }
         pixels = map
@@ -61,7 +62,7 @@ final class DRMCursor {
         let r = drmModeSetCursor2(fd, crtc, handle, UInt32(Self.size), UInt32(Self.size), Int32(hotspot.x), Int32(hotspot.y))
         guard r == 0 else {
             supported = false   // no cursor plane on this driver: the overlay draws the preview
-            log("no hardware cursor (drmModeSetCursor2: \(Errno.describe(-r))): the overlay draws the hover preview")
+            log.notice("no hardware cursor (drmModeSetCursor2: \(Errno.describe(-r))): the overlay draws the hover preview")
             return false
         }
         move(to: p, hotspot: hotspot)
@@ -84,9 +85,9 @@ final class DRMCursor {
         clock_gettime(CLOCK_MONOTONIC, &t)
         let now = Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
         if r != 0 {
-            if let line = failures.failed(what, errno: -r, now: now) { log(line) }
+            if let line = failures.failed(what, errno: -r, now: now) { log.warning("\(line)") }
         } else if failures.isFailing(what), let line = failures.succeeded(what, now: now) {
-            log(line)
+            log.notice("\(line)")
         }
     }
 }

@@ -21,7 +21,7 @@ public final class DRMCard {
 
     public init(path: String) throws {
         let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw DisplayError.errno("cannot open \(path) (root or the 'video' group is needed)") }
+        guard fd >= 0 else { throw SystemCallError("open", path: path, hint: "root or the 'video' group is needed") }
         self.path = path
         self.fd = fd
     }

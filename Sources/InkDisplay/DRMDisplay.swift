@@ -1,5 +1,6 @@
 import CLibDRM
 import Glibc
+import Logging
 import InkCore
 import InkRender
 
@@ -41,10 +42,7 @@ public final class DRMDisplay: Display, CursorPlane {
     /// Called when a flip completes, with the vblank time (CLOCK_MONOTONIC seconds).
     public var onFlipComplete: ((Double) -> Void)?
     /// Where the display says what went wrong and what it does about it.
-    public var log: (String) -> Void = { line in
-        var text = "inkkiosk: \(line)\n"
-        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    }
+    public var log = Logger(label: "inkkiosk.display")
 
     public init(cardPath: String? = nil, connectorName: String? = nil, modeName: String? = nil) throws {
         let (card, found) = try Self.find(cardPath: cardPath, connectorName: connectorName, modeName: modeName)
@@ -79,7 +77,7 @@ public final class DRMDisplay: Display, CursorPlane {
             if saved.pointee.mode_valid != 0 {
                 let r = drmModeSetCrtc(card.fd, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
                                        &connectorID, 1, &saved.pointee.mode)
-                if r != 0 { log("restoring the console's mode on \(connector.name) failed: \(Errno.describe(-r))") }
+                if r != 0 { log.warning("restoring the console's mode on \(connector.name) failed: \(Errno.describe(-r))") }
             }
             drmModeFreeCrtc(saved)
         }
@@ -93,7 +91,9 @@ public final class DRMDisplay: Display, CursorPlane {
 
     private static func pick(_ card: DRMCard, connectorName: String?, modeName: String?) throws
         -> (ConnectorInfo, drmModeModeInfo, UInt32)? {
-        guard let res = drmModeGetResources(card.fd) else { throw DisplayError.errno("\(card.path) has no KMS resources") }
+        guard let res = drmModeGetResources(card.fd) else {
+            throw SystemCallError("read the KMS resources (drmModeGetResources) of", path: card.path)
+        }
         defer { drmModeFreeResources(res) }
         for i in 0..<Int(res.pointee.count_connectors) {
             guard let c = drmModeGetConnector(card.fd, res.pointee.connectors[i]) else { continue }
@@ -155,8 +155,8 @@ public final class DRMDisplay: Display, CursorPlane {
     public var flipPending: Bool {
         if recovery.flipTimedOut(at: now()) {
             flipTimeouts += 1
-            log("page flip on \(connector.name) did not complete within "
-                + String(cFormat: "%.0f ms: no longer waiting for it; setting the mode again", recovery.settings.flipTimeout * 1000))
+            log.warning(Logger.Message(stringLiteral: "page flip on \(connector.name) did not complete within "
+                + String(cFormat: "%.0f ms: no longer waiting for it; setting the mode again", recovery.settings.flipTimeout * 1000)))
         }
         return recovery.flipPending
     }
@@ -194,14 +194,14 @@ public final class DRMDisplay: Display, CursorPlane {
         guard r == 0 else {
             failedFlips += 1
             let forced = recovery.flipFailed(at: t)
-            if let line = failures.failed(what, errno: -r, now: t) { log(line + "; the frame is kept for the next one") }
+            if let line = failures.failed(what, errno: -r, now: t) { log.warning("\(line); the frame is kept for the next one") }
             if -r == EACCES || -r == EPERM { regainMaster() }
             if forced {
-                log("\(recovery.settings.flipFailuresBeforeModeSet) page flips in a row failed on \(connector.name): setting the mode \(modeName) again")
+                log.warning("\(recovery.settings.flipFailuresBeforeModeSet) page flips in a row failed on \(connector.name): setting the mode \(modeName) again")
             }
             return
         }
-        if let line = failures.succeeded(what, now: t) { log(line) }
+        if let line = failures.succeeded(what, now: t) { log.notice("\(line)") }
         recovery.flipRequested(at: t)
         front = backIndex
     }
@@ -221,17 +221,17 @@ public final class DRMDisplay: Display, CursorPlane {
             failedModeSets += 1
             let delay = recovery.modeSetFailed(at: t)
             if let line = failures.failed(what, errno: -r, now: t) {
-                log(line + String(cFormat: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))
+                log.error("\(line)\(String(cFormat: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))")
             }
             return
         }
         modeSets += 1
         front = index
         recovery.modeSetSucceeded()
-        if let line = failures.succeeded(what, now: t) { log(line + ": the whole picture is back") }
+        if let line = failures.succeeded(what, now: t) { log.notice("\(line): the whole picture is back") }
         if !retired.isEmpty {
             retired.removeAll()   // no longer scanned out: framebuffers removed, dumb buffers destroyed
-            log("\(connector.name) shows \(placement); the last mode's buffers are freed")
+            log.info("\(connector.name) shows \(placement); the last mode's buffers are freed")
         }
     }
 
@@ -247,8 +247,9 @@ public final class DRMDisplay: Display, CursorPlane {
         } catch {
             failedModeSets += 1
             let delay = recovery.modeSetFailed(at: t)
-            if let line = failures.failed(what, errno: errno, now: t) {
-                log(line + " (\(error))" + String(cFormat: "; retrying in %.1f s", delay))
+            // Keyed on the errno the failing call left, not errno now (the buffers' cleanup ran since).
+            if let line = failures.failed(what, error: error, now: t) {
+                log.error("\(line) (\(error))\(String(cFormat: "; retrying in %.1f s", delay))")
             }
             return false
         }
@@ -259,7 +260,7 @@ public final class DRMDisplay: Display, CursorPlane {
         let made = try [DumbBuffer(fd: card.fd, width: s.width, height: s.height),
                         DumbBuffer(fd: card.fd, width: s.width, height: s.height)]
         for b in made {
-            b.log = log   // the closure itself: buffers may outlive the display by a moment at exit
+            b.log = log   // a copy: buffers may outlive the display by a moment at exit
             b.clear(placement.borders)
             b.stale.add([Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))])
         }
@@ -287,9 +288,9 @@ public final class DRMDisplay: Display, CursorPlane {
         if r == -ENOSYS || r == -EOPNOTSUPP {
             dirtyFBSupported = false   // the driver scans out the buffer as it is
         } else if r != 0 {
-            if let line = failures.failed(what, errno: -r, now: now()) { log(line + "; the flip shows the buffer anyway") }
+            if let line = failures.failed(what, errno: -r, now: now()) { log.warning("\(line); the flip shows the buffer anyway") }
         } else if failures.isFailing(what), let line = failures.succeeded(what, now: now()) {
-            log(line)
+            log.notice("\(line)")
         }
     }
 
@@ -307,9 +308,9 @@ public final class DRMDisplay: Display, CursorPlane {
         }
         let what = "reading DRM events from \(card.path) (drmHandleEvent)"
         if drmHandleEvent(card.fd, &context) != 0 {
-            if let line = failures.failed(what, errno: errno, now: now()) { log(line) }
+            if let line = failures.failed(what, errno: errno, now: now()) { log.error("\(line)") }
         } else if failures.isFailing(what), let line = failures.succeeded(what, now: now()) {
-            log(line)
+            log.notice("\(line)")
         }
     }
 
@@ -334,7 +335,7 @@ public final class DRMDisplay: Display, CursorPlane {
     /// and the whole picture.
     public func checkConnector() -> ConnectorChange {
         guard let c = drmModeGetConnector(card.fd, connector.id) else {
-            if let line = failures.failed("reading connector \(connector.name)", errno: errno, now: now()) { log(line) }
+            if let line = failures.failed("reading connector \(connector.name)", errno: errno, now: now()) { log.warning("\(line)") }
             return .none
         }
         defer { drmModeFreeConnector(c) }
@@ -358,7 +359,7 @@ public final class DRMDisplay: Display, CursorPlane {
         connected = true
         for b in buffers { b.stale.add([Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))]) }
         recovery.requireModeSet(now: now())
-        log("\(connector.name): \(wasConnected ? "the screen's mode changed from \(before)" : "a screen is back"), setting \(modeName): \(placement)")
+        log.notice("\(connector.name): \(wasConnected ? "the screen's mode changed from \(before)" : "a screen is back"), setting \(modeName): \(placement)")
         return wasConnected ? .modeChanged : .replugged
     }
 
@@ -372,7 +373,7 @@ public final class DRMDisplay: Display, CursorPlane {
     /// Gives the display up (VT switched away); the mode is set again when it comes back.
     public func release() {
         if drmDropMaster(card.fd) != 0 {
-            log("dropping DRM master on \(card.path) failed: \(Errno.describe(errno)); the VT switch goes on")
+            log.warning("dropping DRM master on \(card.path) failed: \(Errno.describe(errno)); the VT switch goes on")
         }
         recovery.requireModeSet(now: now())
     }
@@ -381,7 +382,7 @@ public final class DRMDisplay: Display, CursorPlane {
     /// set fails with EACCES and is retried (taking master again first) until it is free.
     public func acquire() {
         if drmSetMaster(card.fd) != 0 {
-            log("cannot take DRM master on \(card.path) back: \(Errno.describe(errno)) (another program holds the screen); retrying")
+            log.warning("cannot take DRM master on \(card.path) back: \(Errno.describe(errno)) (another program holds the screen); retrying")
         }
         recovery.requireModeSet(now: now())
     }
@@ -389,9 +390,9 @@ public final class DRMDisplay: Display, CursorPlane {
     private func regainMaster() {
         let what = "taking DRM master on \(card.path)"
         if drmSetMaster(card.fd) == 0 {
-            if let line = failures.succeeded(what, now: now()) { log(line) } else { log("took DRM master on \(card.path) back") }
+            if let line = failures.succeeded(what, now: now()) { log.notice("\(line)") } else { log.notice("took DRM master on \(card.path) back") }
         } else if let line = failures.failed(what, errno: errno, now: now()) {
-            log(line)
+            log.warning("\(line)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import CLibDRM
 import Glibc
+import Logging
 import InkCore
 
 /// A dumb buffer registered as a framebuffer and mapped into our memory. Scanout memory is
@@ -16,26 +17,27 @@ final class DumbBuffer {
     /// buffer, or frames that were never shown).
     var stale = StaleRegion()
     /// Where a failure to free it is reported.
-    var log: (String) -> Void = { _ in }
+    var log = Logger(label: "inkkiosk.display")
 
     init(fd: Int32, width: Int, height: Int) throws {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
         guard ik_drm_create_dumb(fd, UInt32(width), UInt32(height), &handle, &pitch, &size) == 0 else {
-            throw DisplayError.errno("cannot create a \(width)x\(height) dumb buffer")
+            throw SystemCallError("create a \(width)x\(height) dumb buffer (DRM_IOCTL_MODE_CREATE_DUMB)")
         }
         var fb: UInt32 = 0
         var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
         let added = drmModeAddFB2(fd, UInt32(width), UInt32(height), ik_drm_format_xrgb8888(), &handles, &pitches, &offsets, &fb, 0)
         guard added == 0 else {
+            let failure = SystemCallError("add an XRGB8888 framebuffer (drmModeAddFB2)", errno: -added)
             _ = ik_drm_destroy_dumb(fd, handle)
-            throw DisplayError.errno("cannot add an XRGB8888 framebuffer", -added)
+            throw failure
         }
         var offset: UInt64 = 0
         guard ik_drm_map_dumb(fd, handle, &offset) == 0,
               let map = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), map != MAP_FAILED else {
-            let e = errno
+            let failure = SystemCallError("map a dumb buffer (DRM_IOCTL_MODE_MAP_DUMB, mmap)")
             drmModeRmFB(fd, fb); _ = ik_drm_destroy_dumb(fd, handle)
-            throw DisplayError.errno("cannot map a dumb buffer", e)
+            throw failure
         }
         self.fd = fd; self.handle = handle; self.pitch = Int(pitch); self.size = Int(size)
         self.framebuffer = fb; self.pixels = map; self.width = width; self.height = height
@@ -44,8 +46,8 @@ final class DumbBuffer {
     deinit {
         munmap(pixels, size)
         let removed = drmModeRmFB(fd, framebuffer)
-        if removed != 0 { log("removing framebuffer \(framebuffer) failed: \(Errno.describe(-removed))") }
-        if ik_drm_destroy_dumb(fd, handle) != 0 { log("destroying dumb buffer \(handle) failed: \(Errno.describe(errno))") }
+        if removed != 0 { log.warning("removing framebuffer \(framebuffer) failed: \(Errno.describe(-removed))") }
+        if ik_drm_destroy_dumb(fd, handle) != 0 { log.warning("destroying dumb buffer \(handle) failed: \(Errno.describe(errno))") }
     }
 
     /// Writes black into screen rectangles (the borders around a canvas that does not fill the screen).

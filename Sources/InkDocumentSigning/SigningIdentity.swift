@@ -1,5 +1,6 @@
 import COpenSSL
 import Glibc
+import InkCore
 
 /// A new device signing identity (`inkkiosk keygen --signing`): an EC P-256 key and a
 /// self-signed X.509 v3 certificate for it (key usage digitalSignature and nonRepudiation, not a
@@ -82,7 +83,7 @@ public enum SigningIdentity {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { throw SigningError("\(path) exists already: not overwritten") }
-            throw SigningError("cannot create \(path): \(String(cString: strerror(errno)))")
+            throw SigningError("cannot create \(path): \(Errno.describe(errno))")
         }
         do {
             defer { close(fd) }
@@ -90,10 +91,10 @@ public enum SigningIdentity {
             while written < pem.count {
                 let n = pem[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw SigningError("cannot write \(path): \(String(cString: strerror(errno)))") }
+                guard n > 0 else { throw SigningError("cannot write \(path): \(Errno.describe(errno))") }
                 written += n
             }
-            guard fsync(fd) == 0 else { throw SigningError("cannot sync \(path): \(String(cString: strerror(errno)))") }
+            guard fsync(fd) == 0 else { throw SigningError("cannot sync \(path): \(Errno.describe(errno))") }
             return try DeviceSigner(pem: pem, path: path)
         } catch {
             unlink(path)

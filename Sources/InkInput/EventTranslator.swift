@@ -72,8 +72,11 @@ struct EventTranslator {
     }
 
     private func touch(_ event: OpaquePointer, _ t: OpaquePointer) -> InkEventKind {
+        let type = libinput_event_get_type(event)
+        // A frame has no slot: libinput logs asking for one as a client bug (once per frame).
+        guard type != LIBINPUT_EVENT_TOUCH_FRAME else { return .touchFrame }
         let slot = Int(max(libinput_event_touch_get_seat_slot(t), 0))
-        switch libinput_event_get_type(event) {
+        switch type {
         case LIBINPUT_EVENT_TOUCH_DOWN:
             return .touchDown(slot: slot, x: libinput_event_touch_get_x_transformed(t, 1).clamped(to: 0...1),
                               y: libinput_event_touch_get_y_transformed(t, 1).clamped(to: 0...1))

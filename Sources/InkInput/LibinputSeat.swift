@@ -1,6 +1,7 @@
 import CLibInput
 import Glibc
 import InkCore
+import Logging
 
 /// What the seat reports: a device came or went, an input event, or a key.
 public enum SeatEvent: Sendable, Equatable {
@@ -26,13 +27,17 @@ public final class LibinputSeat {
     private var nextID = 1
     private let translator = EventTranslator()
     /// libinput's own messages, e.g. why it ignored a device; and devices that could not be
-    /// grabbed. The newest only: a glitching device can make libinput talk for months.
+    /// grabbed, for `inkkiosk devices`. The newest only: a glitching device can make libinput
+    /// talk for months. Each also goes to the log, at its own priority.
     private var recentMessages = RecentLines(limit: LibinputSeat.messageLimit)
     public var messages: [String] { recentMessages.lines }
     /// Messages no longer kept.
     public var messagesDropped: Int { recentMessages.dropped }
     public static let messageLimit = 200
     private let exclusive: Bool
+    private let log = Logger(label: "inkkiosk.input")
+    /// libinput_dispatch failing (a broken descriptor) would fail at every wake-up: logged without a flood.
+    private var failures = FailureLog()
     /// The device nodes held with EVIOCGRAB, by file descriptor.
     private var grabbed: [Int32: String] = [:]
     /// The device nodes this seat holds exclusively (keyboards included).
@@ -58,9 +63,9 @@ public final class LibinputSeat {
         sink.pointee = ik_log_sink(fn: { ctx, priority, message in
             guard let ctx, let message else { return }
             let seat = Unmanaged<LibinputSeat>.fromOpaque(ctx).takeUnretainedValue()
-            seat.recentMessages.append(String(cString: message).trimmingCharacters(in: "\n"))
+            seat.libinputSaid(String(cString: message).trimmingCharacters(in: "\n"), priority: priority)
         }, ctx: Unmanaged.passUnretained(self).toOpaque())
-        ik_libinput_install_log(li)
+        ik_libinput_install_log(li, Self.libinputPriority(for: log.logLevel))
         guard libinput_udev_assign_seat(li, seat) == 0 else {
             throw InputError("cannot assign libinput to seat '\(seat)' (is udev running, and may this user read /dev/input? root or the 'input' group is needed)")
         }
@@ -82,9 +87,41 @@ public final class LibinputSeat {
         handles.compactMap { key, h in ids[key].map { ($0, h) } }.sorted { $0.id < $1.id }
     }
 
+    /// The lowest priority libinput is asked to send for the log's threshold.
+    static func libinputPriority(for level: Logger.Level) -> libinput_log_priority {
+        switch level {
+        case .trace, .debug: LIBINPUT_LOG_PRIORITY_DEBUG
+        case .info, .notice: LIBINPUT_LOG_PRIORITY_INFO
+        case .warning, .error, .critical: LIBINPUT_LOG_PRIORITY_ERROR
+        }
+    }
+
+    /// The log level of a libinput message, by its priority.
+    static func level(ofLibinputPriority priority: Int32) -> Logger.Level {
+        switch priority {
+        case Int32(LIBINPUT_LOG_PRIORITY_ERROR.rawValue): .error
+        case Int32(LIBINPUT_LOG_PRIORITY_INFO.rawValue): .info
+        default: .debug
+        }
+    }
+
+    private func libinputSaid(_ message: String, priority: Int32) {
+        recentMessages.append(message)
+        log.log(level: Self.level(ofLibinputPriority: priority), "libinput: \(message)")
+    }
+
     /// Reads what the kernel has and returns it, translated, in kernel-time order.
     public func dispatch() -> [SeatEvent] {
-        libinput_dispatch(li)
+        let what = "reading input events (libinput_dispatch)"
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let now = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
+        let result = libinput_dispatch(li)
+        if result < 0 {
+            if let line = failures.failed(what, errno: -result, now: now) { log.error("\(line)") }
+        } else if failures.isFailing(what), let line = failures.succeeded(what, now: now) {
+            log.notice("\(line)")
+        }
         var out: [SeatEvent] = []
         while let event = libinput_get_event(li) {
             defer { libinput_event_destroy(event) }
@@ -128,7 +165,9 @@ public final class LibinputSeat {
         if var matrix = calibration(String(cString: libinput_device_get_name(device))), matrix.count == 6, libinput_device_config_calibration_has_matrix(device) != 0 {
             let status = libinput_device_config_calibration_set_matrix(device, &matrix)
             if status != LIBINPUT_CONFIG_STATUS_SUCCESS {
-                recentMessages.append("\(String(cString: libinput_device_get_name(device))): calibration matrix refused")
+                let line = "\(String(cString: libinput_device_get_name(device))): calibration matrix refused"
+                recentMessages.append(line)
+                log.warning("\(line)")
             }
         }
         return describe(device, id: id)
@@ -158,7 +197,9 @@ public final class LibinputSeat {
         if ik_evdev_grab(fd, 1) == 0 {
             grabbed[fd] = path
         } else {
-            recentMessages.append("cannot take \(path) exclusively (EVIOCGRAB: \(String(cString: strerror(errno))))")
+            let line = "cannot take \(path) exclusively (EVIOCGRAB: \(Errno.describe(errno)))"
+            recentMessages.append(line)
+            log.warning("\(line)")
         }
     }
 

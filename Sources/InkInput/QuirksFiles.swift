@@ -1,4 +1,5 @@
 import Glibc
+import InkCore
 
 extension LibinputQuirks {
     /// Where libinput looks (Debian's build): its data files, then the machine's own overrides.
@@ -92,7 +93,7 @@ enum QuirksDirectory {
 enum SmallFile {
     struct Failure: Error, CustomStringConvertible {
         let code: Int32
-        var description: String { String(cString: strerror(code)) }
+        var description: String { Errno.describe(code) }
     }
 
     static func read(_ path: String) -> Result<[UInt8], Failure> {

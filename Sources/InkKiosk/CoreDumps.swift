@@ -1,6 +1,6 @@
 import CLinux
 import Glibc
-import InkLoop
+import InkCore
 
 /// The kiosk holds signatures (biometric data), pupils' work and the API's token in memory. A
 /// core file would put them on disk, readable by whoever reads the disk or the crash reports;
@@ -12,7 +12,7 @@ public enum CoreDumps {
     /// later is covered. Throws, with errno, when either cannot be done.
     public static func forbid() throws {
         guard ik_set_dumpable(0) == 0 else {
-            throw KioskError("cannot make the process non-dumpable (prctl PR_SET_DUMPABLE): \(String(cString: strerror(errno)))")
+            throw SystemCallError("make the process non-dumpable (prctl PR_SET_DUMPABLE)")
         }
         let resource = Int32(RLIMIT_CORE.rawValue)
         var limit = rlimit()
@@ -21,8 +21,8 @@ public enum CoreDumps {
         if getrlimit(resource, &limit) == 0 && limit.rlim_cur == 0 && limit.rlim_max == 0 { return }
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         guard setrlimit(resource, &none) == 0 else {
-            throw KioskError("cannot set the core file size limit to 0 (setrlimit RLIMIT_CORE): \(String(cString: strerror(errno))); "
-                             + "start the kiosk with it 0 (systemd: LimitCORE=0; a shell: ulimit -c 0)")
+            throw SystemCallError("set the core file size limit to 0 (setrlimit RLIMIT_CORE)",
+                                  hint: "start the kiosk with it 0 (systemd: LimitCORE=0; a shell: ulimit -c 0)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import InkStorage
 import InkPipeline
 
@@ -16,7 +17,7 @@ extension ScreenContext {
     /// The kiosk's context: forgetting goes to the journal's writer, whose thread does the disk
     /// work (a scrubbing journal's zeros too); the durable form, called from a chore, waits for
     /// it at most 5 s. Without a journal there is nothing to forget.
-    public init(pipeline: FramePipeline, journal writer: JournalWriter?, chores: BackgroundChores, log: @escaping (String) -> Void) {
+    public init(pipeline: FramePipeline, journal writer: JournalWriter?, chores: BackgroundChores, log: Logger) {
         self.init(pipeline: pipeline, forgetSaved: { writer?.reset() }, forgetSavedDurably: {
             guard let writer else { return true }
             writer.reset()

@@ -9,6 +9,8 @@ import InkDisplay
 import InkPipeline
 import InkLoop
 import InkAPI
+import InkLog
+import Logging
 
 public struct KioskOptions: Sendable {
     public var seat = "seat0"
@@ -91,7 +93,7 @@ public final class Kiosk {
     private var newestInput = 0.0
     private var framesDrawn = 0
     /// Where status lines go (stderr, the journal under systemd); the screen shows only what a user needs.
-    private let log: (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }
+    private let log = Logger(label: "inkkiosk")
 
     public init(options: KioskOptions, trace: StartupTrace = StartupTrace()) throws {
         if options.screen.mode == .signature && !options.screen.capture.signatureStorageChosen {
@@ -110,7 +112,7 @@ public final class Kiosk {
                 if hosted && !journal.recovered.isEmpty {
                     // The host's request died with the last process: its half-drawn signature goes too.
                     do { try journal.reset() } catch {
-                        writeStandardError("inkkiosk: warning: cannot empty the journal of the request that ended with the last run: \(error)\n")
+                        Logger(label: "inkkiosk.journal").warning("cannot empty the journal of the request that ended with the last run: \(error)")
                     }
                 }
                 return journal
@@ -152,19 +154,19 @@ public final class Kiosk {
             do {
                 let removed = try SignatureCapture.sweep(outbox: options.screen.capture.outbox)
                 if !removed.isEmpty {
-                    log("outbox \(options.screen.capture.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
+                    log.notice("outbox \(options.screen.capture.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
                 }
             } catch {
-                log("warning: outbox: \(error)")
+                log.warning("outbox: \(error)")
             }
-            if let key = options.screen.capture.encryptTo { log("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
-            if options.screen.capture.storePlaintext { log("warning: signatures are stored in plaintext ([signature] store_plaintext = true)") }
+            if let key = options.screen.capture.encryptTo { log.info("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
+            if options.screen.capture.storePlaintext { log.warning("signatures are stored in plaintext ([signature] store_plaintext = true)") }
         }
         if let listen = options.screen.api.address, let signature = screen as? SignatureScreen {
             // What the host was told before this start answers again: accepted, interrupted, …
             let archive = OutboxArchive(outbox: options.screen.capture.outbox, retention: options.screen.capture.outboxRetention)
-            for note in archive.notes { log(note) }
-            log("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
+            for note in archive.notes { log.note(note) }
+            log.info("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
             let desk = try SignatureDesk(defaultTimeout: options.screen.api.defaultTimeout, archive: archive)
             let address: APIAddress
             do { address = try APIAddress.parse(listen) } catch { throw KioskError("signature API: \(error)") }
@@ -178,11 +180,11 @@ public final class Kiosk {
                 let path = options.screen.apiTokenPath
                 let (loaded, created) = try BearerToken.loadOrCreate(path: path, group: options.screen.api.tokenGroup)
                 token = loaded
-                log(created ? "signature API: made a new bearer token in \(path) (mode 0640, group \(options.screen.api.tokenGroup ?? UInt32(getegid()))): "
+                log.notice(Logger.Message(stringLiteral: created ? "signature API: made a new bearer token in \(path) (mode 0640, group \(options.screen.api.tokenGroup ?? UInt32(getegid()))): "
                                 + "hosts send it as Authorization: Bearer <token>"
-                            : "signature API: bearer token from \(path)")
+                            : "signature API: bearer token from \(path)"))
             } else if case .tcp = address {
-                log("warning: signature API on \(address) without a bearer token ([api] token = \"none\"): every program on this machine may ask for signatures")
+                log.warning("signature API on \(address) without a bearer token ([api] token = \"none\"): every program on this machine may ask for signatures")
             }
             let stopped = try WakeSignal()
             apiStopped = stopped
@@ -190,8 +192,8 @@ public final class Kiosk {
             if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0,
                UInt64(options.screen.api.limits.maxConnections) + Self.ownDescriptors > UInt64(files.rlim_cur) {
                 // Connections would take the descriptors the journal and the outbox need.
-                log("warning: [api] max_connections = \(options.screen.api.limits.maxConnections) and the kiosk's own "
-                    + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections")
+                log.warning(Logger.Message(stringLiteral: "[api] max_connections = \(options.screen.api.limits.maxConnections) and the kiosk's own "
+                    + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections"))
             }
             let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.api.limits, token: token,
                                             access: options.screen.api.access, documentsDirectory: options.screen.apiDocumentsPath) { _ in stopped.signal() }
@@ -210,16 +212,19 @@ public final class Kiosk {
         var journal: StrokeJournal?
         if let journalOpening {
             do { journal = try journalOpening.take() } catch {
-                writeStandardError("inkkiosk: warning: \(error); ink will not survive a restart\n")
+                log.error("\(error); ink will not survive a restart")
             }
         }
         if let journal {
-            if let warning = journal.warning { writeStandardError("inkkiosk: warning: \(warning)\n") }
-            for note in journal.notes { log("journal \(journal.path): \(note)") }
+            if let warning = journal.warning { log.warning("\(warning)") }
+            for note in journal.notes {
+                let warning = note.hasPrefix("warning: ")
+                log.note((warning ? "warning: " : "") + "journal \(journal.path): \(warning ? note.dropFirst(9) : note[...])", level: .notice)
+            }
             if !hosted && !journal.recovered.isEmpty {   // hosted: emptied as it was opened
                 pipeline.restore(journal.recovered, devices: journal.restoredDevices)
             }
-            log("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
+            log.info("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
             let wake = try WakeSignal()
             journalWake = wake
             let writer = JournalWriter(journal: journal) { wake.signal() }
@@ -234,9 +239,9 @@ public final class Kiosk {
         self.trace.mark("journal")
         seat = try opening.take()
         self.trace.mark("input (opened beside them)")
-        if console == nil { log("no virtual terminal to take over: the console is left as it is") }
-        if let api { log("signature API on \(api.address)") }
-        log("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
+        if console == nil { log.notice("no virtual terminal to take over: the console is left as it is") }
+        if let api { log.info("signature API on \(api.address)") }
+        log.info("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
         serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
         self.trace.mark("log lines")
     }
@@ -256,14 +261,15 @@ public final class Kiosk {
     /// Runs until SIGTERM or SIGINT; the console is restored on the way out.
     public func run() throws {
         // From here on this thread only reads input and makes frames: it goes first.
-        log(raiseToInkPriority())
+        let priority = raiseToInkPriority()
+        log.log(level: priority.raised ? .info : .warning, "\(priority.line)")
         try loop.watch(seat.fileDescriptor) { [unowned self] in readInput() }
         try loop.watch(display.fileDescriptor) { [unowned self] in display.handleEvents() }
         if let connectors {
             try loop.watch(connectors.fileDescriptor) { [unowned self] in
                 guard connectors.drain() else { return }
                 switch display.checkConnector() {
-                case .unplugged: log("\(display.connector.name) unplugged: drawing continues off screen")
+                case .unplugged: log.notice("\(display.connector.name) unplugged: drawing continues off screen")
                 case .replugged, .modeChanged: pipeline.redrawAll()   // the display logs what it shows, and how
                 case .none: break
                 }
@@ -277,13 +283,13 @@ public final class Kiosk {
             try loop.watch(apiStopped.fd) { [unowned self] in
                 apiStopped.drain()
                 let why = api.failure ?? "the signature API stopped"
-                log("stopping: \(why)")
+                log.notice("stopping: \(why)")
                 apiFailure = why
                 running = false
             }
         }
         if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
-        if let interval = notifier?.watchdogInterval { log(String(cFormat: "systemd watchdog: %.1f s", interval)) }
+        if let interval = notifier?.watchdogInterval { log.info("\(String(cFormat: "systemd watchdog: %.1f s", interval))") }
         readInput()
         try drawIfDue()
         while running {
@@ -303,12 +309,12 @@ public final class Kiosk {
                 pipeline.addDevice(d)
                 canvasInput.added(d)
                 recorder?.added(d)
-                log("input device \(d.id): \(d.name) (\(d.kind.rawValue)\(d.direct ? ", direct" : ""))")
+                log.info("input device \(d.id): \(d.name) (\(d.kind.rawValue)\(d.direct ? ", direct" : ""))")
             case .removed(let id):
                 recorder?.removed(id, at: monotonicNow())
                 pipeline.removeDevice(id)
                 canvasInput.removed(id)
-                log("input device \(id) removed")
+                log.info("input device \(id) removed")
             case .input(let raw):
                 let event = canvasInput.map(raw, display.placement)
                 recorder?.record(event)
@@ -318,7 +324,7 @@ public final class Kiosk {
             case .key(let code, let pressed, let time):   // keys are not ink: not recorded
                 newestInput = max(newestInput, time)
                 if serviceKeys?.key(code, pressed: pressed) == true {
-                    log("service keys held: stopping (exit status \(Self.serviceExitStatus))")
+                    log.notice("service keys held: stopping (exit status \(Self.serviceExitStatus))")
                     stoppedByServiceKeys = true
                     running = false
                 }
@@ -330,7 +336,7 @@ public final class Kiosk {
 
     /// The screen acts on presses (and host requests); what that changed is saved at once.
     private func updateScreen() {
-        do { try screen.update(screenContext) } catch { log("warning: screen: \(error)") }
+        do { try screen.update(screenContext) } catch { log.error("screen: \(error)") }
         saveEdits()
         if firstFrameShown { paintPagesAhead() }
     }
@@ -375,9 +381,9 @@ public final class Kiosk {
         let state = journal.state
         guard state.problem != storageProblem else { return }
         if let problem = state.problem {
-            log("warning: cannot save ink (\(problem)); \(state.waiting) edits kept in memory, retried every second")
+            log.warning("cannot save ink (\(problem)); \(state.waiting) edits kept in memory, retried every second")
         } else {
-            log("ink is being saved again")
+            log.notice("ink is being saved again")
         }
         storageProblem = state.problem
         screen.storageWarning = state.problem
@@ -398,7 +404,7 @@ public final class Kiosk {
             // The seat already holds every device (EVIOCGRAB): SysRq's own switch can wait for the paper.
             Lockdown.engage(options, seat: seat, log: log)
             paintPagesAhead()
-            log(started)
+            log.info("\(started)")
             notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         }
     }
@@ -449,24 +455,24 @@ public final class Kiosk {
             active = true
             pipeline.redrawAll()
         default:
-            log("signal \(signal): stopping")
+            log.notice("signal \(signal): stopping")
             running = false
         }
     }
 
     private func finish() throws {
         // A signature being written is finished first: its outcome still reaches the host.
-        if !chores.stop(timeout: 10) { log("warning: files still being written at exit") }
+        if !chores.stop(timeout: 10) { log.warning("files still being written at exit") }
         chores.deliver()
         updateScreen()
         api?.stopBlocking()
         if let journal {
             if !journal.stop(timeout: 5) {
-                log("warning: \(journal.state.waiting) edits could not be saved before exit (\(journal.state.problem ?? "the disk is too slow"))")
+                log.warning("\(journal.state.waiting) edits could not be saved before exit (\(journal.state.problem ?? "the disk is too slow"))")
             }
             let s = journal.state
-            log(String(cFormat: "journal: %d edits saved; hand-over → on disk: last %.0f ms, worst %.0f ms",
-                       s.saved, s.lastDurability * 1000, s.worstDurability * 1000))
+            log.info(Logger.Message(stringLiteral: String(cFormat: "journal: %d edits saved; hand-over → on disk: last %.0f ms, worst %.0f ms",
+                       s.saved, s.lastDurability * 1000, s.worstDurability * 1000)))
         }
         try recorder?.write()
         if let path = options.statsPath {
@@ -477,10 +483,10 @@ public final class Kiosk {
             try encoder.encode(report).write(to: URL(fileURLWithPath: path))
         }
         let r = latency.report
-        log(String(cFormat: "%d frames; input→flip median %.2f ms p99 %.2f ms; flip→scanout median %.2f ms p99 %.2f ms; render median %.2f ms p99 %.2f ms",
+        log.info(Logger.Message(stringLiteral: String(cFormat: "%d frames; input→flip median %.2f ms p99 %.2f ms; flip→scanout median %.2f ms p99 %.2f ms; render median %.2f ms p99 %.2f ms",
                    r.frames, r.inputToFlipMs.median, r.inputToFlipMs.p99, r.flipToScanoutMs.median, r.flipToScanoutMs.p99,
-                   r.renderMs.median, r.renderMs.p99))
-        log(ProcessMemory.peakLine())
+                   r.renderMs.median, r.renderMs.p99)))
+        log.info("\(ProcessMemory.peakLine())")
         console?.restore()
     }
 }

@@ -1,5 +1,7 @@
 import FoundationEssentials
 import Glibc
+import Logging
+import InkCore
 
 /// systemd's notify protocol (sd_notify(3)): `KEY=value` lines in one datagram to the unix
 /// socket named by `$NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace). Sent
@@ -13,13 +15,13 @@ final class ServiceNotifier {
     let watchdogInterval: Double?
     private var lastPing = -Double.infinity
     private var failed = false
-    private let log: (String) -> Void
+    private let log: Logger
 
-    init?(environment: [String: String] = ProcessInfo.processInfo.environment, log: @escaping (String) -> Void) {
+    init?(environment: [String: String] = ProcessInfo.processInfo.environment, log: Logger = Logger(label: "inkkiosk.service")) {
         guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty,
               path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { log("warning: NOTIFY_SOCKET: socket: \(String(cString: strerror(errno)))"); return nil }
+        guard fd >= 0 else { log.warning("NOTIFY_SOCKET: socket: \(Errno.describe(errno))"); return nil }
         self.log = log
         address.sun_family = sa_family_t(AF_UNIX)
         var bytes = Array(path.utf8)
@@ -49,7 +51,7 @@ final class ServiceNotifier {
         }
         if sent < 0 && !failed {
             failed = true   // said once: a missing manager must not flood the log
-            log("warning: cannot notify the service manager: \(String(cString: strerror(errno)))")
+            log.warning("cannot notify the service manager: \(Errno.describe(errno))")
         } else if sent >= 0 {
             failed = false
         }

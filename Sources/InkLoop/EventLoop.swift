@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import InkCore
 
 /// epoll over file descriptors, with signals delivered as readable events (signalfd).
 /// Waiting blocks in the kernel: an idle kiosk uses no CPU.
@@ -10,7 +11,7 @@ public final class EventLoop {
 
     public init() throws {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw KioskError.errno("epoll_create1") }
+        guard epoll >= 0 else { throw SystemCallError("epoll_create1") }
     }
 
     deinit {
@@ -22,7 +23,7 @@ public final class EventLoop {
         var ev = epoll_event()
         ev.events = EPOLLIN.rawValue
         ev.data.fd = fd
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) == 0 else { throw KioskError.errno("epoll_ctl add fd \(fd)") }
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) == 0 else { throw SystemCallError("watch fd \(fd) (epoll_ctl EPOLL_CTL_ADD)") }
         handlers[fd] = handler
     }
 
@@ -31,9 +32,9 @@ public final class EventLoop {
         var mask = sigset_t()
         sigemptyset(&mask)
         for s in signals { sigaddset(&mask, s) }
-        guard sigprocmask(SIG_BLOCK, &mask, nil) == 0 else { throw KioskError.errno("sigprocmask") }
+        guard sigprocmask(SIG_BLOCK, &mask, nil) == 0 else { throw SystemCallError("sigprocmask") }
         signalFD = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        guard signalFD >= 0 else { throw KioskError.errno("signalfd") }
+        guard signalFD >= 0 else { throw SystemCallError("signalfd") }
         let fd = signalFD
         try watch(fd) {
             var info = signalfd_siginfo()
@@ -50,15 +51,9 @@ public final class EventLoop {
         let n = epoll_wait(epoll, &events, Int32(events.count), timeout)
         if n < 0 {
             if errno == EINTR { return 0 }
-            throw KioskError.errno("epoll_wait")
+            throw SystemCallError("epoll_wait")
         }
         for i in 0..<Int(n) { handlers[events[i].data.fd]?() }
         return Int(n)
     }
-}
-
-public struct KioskError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-    public static func errno(_ what: String) -> KioskError { KioskError("\(what): \(String(cString: strerror(Glibc.errno)))") }
 }

@@ -1,9 +1,10 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 
 // What the kiosk used of Foundation's FileHandle (in Foundation proper, which links ICU; the
 // kiosk links FoundationEssentials only): reading a small file whole through a descriptor it
-// owns, and writing a line to standard error.
+// owns (writing to standard error is InkLog's).
 
 /// An open file descriptor, closed when this goes (as FileHandle's `closeOnDealloc: true`).
 public final class OwnedFileDescriptor {
@@ -20,21 +21,10 @@ public final class OwnedFileDescriptor {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw KioskError.errno("read")
+                throw SystemCallError("read")
             }
             if n == 0 { return data }
             data.append(contentsOf: chunk[..<n])
         }
-    }
-}
-
-/// Writes `text` to standard error, whole (a short write is continued; EINTR retried).
-public func writeStandardError(_ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return }
-        bytes = bytes.dropFirst(n)
     }
 }

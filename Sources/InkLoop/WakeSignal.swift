@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import InkCore
 
 /// An eventfd that one side signals and the kiosk's epoll sees as readable: the way
 /// threads outside the loop knock on it without the loop ever polling.
@@ -8,7 +9,7 @@ public final class WakeSignal: Sendable {
 
     public init() throws {
         fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard fd >= 0 else { throw KioskError.errno("eventfd") }
+        guard fd >= 0 else { throw SystemCallError("eventfd") }
     }
 
     deinit { close(fd) }

@@ -1,6 +1,7 @@
 import CCage
 import FoundationEssentials
 import Glibc
+import InkCore
 
 /// What the PDF helper may do, set up before it reads a byte of a PDF: poppler has run on
 /// crafted files before, so the process that runs it is assumed taken over, and kept from
@@ -29,7 +30,7 @@ public struct Cage: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let step: String
         public let code: Int32
-        public var description: String { "\(step): \(String(cString: strerror(code))) (errno \(code))" }
+        public var description: String { "\(step): \(Errno.describe(code))" }
     }
 
     /// Enters the cage, for good: what it holds to (Landlock's ABI or why there is none).
@@ -60,7 +61,7 @@ public struct Cage: Sendable {
     /// the files as the user's rights allow (said in the helper's first message).
     private func restrictFiles() throws -> String {
         let abi = ik_landlock_abi()
-        guard abi >= 1 else { return "no Landlock (\(String(cString: strerror(errno))))" }
+        guard abi >= 1 else { return "no Landlock (\(Errno.describe(errno)))" }
         // Every right this ABI knows is handled (so denied unless allowed below): 13 rights in
         // ABI 1, REFER in 2, TRUNCATE in 3, IOCTL_DEV in 5 (4 and 6 add network and IPC scopes).
         let known: UInt64 = abi >= 5 ? (1 << 16) - 1 : abi >= 3 ? (1 << 15) - 1 : abi == 2 ? (1 << 14) - 1 : (1 << 13) - 1

@@ -87,7 +87,7 @@ public enum HelperServer {
             if let newFromFd = poppler.newFromFd {
                 // poppler closes the descriptor it is given: it gets a copy (the request's is closed after).
                 let own = dup(fd)
-                guard own >= 0 else { return .failed(.damaged, "cannot copy the file's descriptor (errno \(errno))") }
+                guard own >= 0 else { return .failed(.damaged, "cannot copy the file's descriptor: \(Errno.describe(errno))") }
                 document = newFromFd(own, nil, &error)
                 if document == nil && error == nil { close(own) }
             } else {

@@ -3,6 +3,7 @@ import CCairo
 import FoundationEssentials
 import Glibc
 import InkCore
+import Logging
 import InkStorage
 
 /// The kiosk's side of a PDF helper: a process of its own (`inkkiosk pdf-helper`, in its
@@ -60,7 +61,7 @@ public final class PDFHelper: @unchecked Sendable {
     public let launch: Launch
     public let stuckSeconds: Double
     /// One line per helper started (its pid and cage) and per helper lost.
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let lock = Lock()
     private var process: (pid: pid_t, channel: HelperChannel)?
     /// Goes up each time a helper is started: documents opened in an earlier one are gone.
@@ -70,7 +71,7 @@ public final class PDFHelper: @unchecked Sendable {
     /// The page buffer shared with the helper (grown when a bigger page is drawn).
     private var buffer: SharedMemory?
 
-    public init(launch: Launch = Launch(), stuckSeconds: Double = 20, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(launch: Launch = Launch(), stuckSeconds: Double = 20, log: Logger = Logger(label: "inkkiosk.pdf-helper")) {
         self.launch = launch; self.stuckSeconds = stuckSeconds; self.log = log
     }
 
@@ -88,7 +89,7 @@ public final class PDFHelper: @unchecked Sendable {
     /// Opens the PDF at `fd` (which stays the caller's) in the helper: its page count and title.
     public func open(_ fd: Int32, maxPages: Int) throws -> HelperDocument {
         let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        guard own >= 0 else { throw Failure.unavailable("cannot copy the file's descriptor (errno \(errno))") }
+        guard own >= 0 else { throw Failure.unavailable("cannot copy the file's descriptor: \(Errno.describe(errno))") }
         let document = HelperDocument(helper: self, fd: own, maxPages: maxPages)
         try lock.withLock {
             let (pid, channel) = try running()
@@ -149,19 +150,19 @@ public final class PDFHelper: @unchecked Sendable {
             return reply
         } catch HelperChannel.Failure.timedOut {
             stop(signal: SIGKILL)
-            log("pdf helper \(pid) killed: no answer to \(request.op.rawValue) in \(String(cFormat: "%.1f", stuckSeconds * patience)) s")
+            log.warning("pdf helper \(pid) killed: no answer to \(request.op.rawValue) in \(String(cFormat: "%.1f", stuckSeconds * patience)) s")
             throw Failure.stuck(seconds: stuckSeconds * patience)
         } catch HelperChannel.Failure.closed {
             // Gone already (its status says how) or closing its end on purpose: killed either way.
             let ended = stop(signal: SIGKILL)
-            log("pdf helper \(pid) died during \(request.op.rawValue): \(ended)")
+            log.warning("pdf helper \(pid) died during \(request.op.rawValue): \(ended)")
             throw ended
         } catch let f as Failure {
             throw f
         } catch {
             // A helper that says what is not an answer is not trusted further.
             stop(signal: SIGKILL)
-            log("pdf helper \(pid) stopped: \(error)")
+            log.warning("pdf helper \(pid) stopped: \(error)")
             throw Failure.unavailable("\(error)")
         }
     }
@@ -209,7 +210,7 @@ public final class PDFHelper: @unchecked Sendable {
             process = nil
             waitingLock.withLock { runningPID = nil }
             p.channel.close()
-            log("pdf helper \(p.pid) ended between requests (wait status \(status)); a new one is started")
+            log.notice("pdf helper \(p.pid) ended between requests (wait status \(status)); a new one is started")
         }
         let (mine, theirs) = try HelperChannel.pair()
         defer { theirs.close() }
@@ -226,7 +227,7 @@ public final class PDFHelper: @unchecked Sendable {
         let rc = ik_spawn_helper(launch.executable, argv, envp, theirs.fd, &pid)
         guard rc == 0 else {
             mine.close()
-            throw Failure.unavailable("cannot start \(launch.executable) pdf-helper: \(String(cString: strerror(rc))) (errno \(rc))")
+            throw Failure.unavailable("cannot start \(launch.executable) pdf-helper: \(Errno.describe(rc))")
         }
         process = (pid, mine)
         waitingLock.withLock { runningPID = pid }
@@ -239,7 +240,7 @@ public final class PDFHelper: @unchecked Sendable {
                 stop(signal: SIGKILL)
                 throw Failure.unavailable("\(hello.detail ?? problem.rawValue)")
             }
-            log("pdf helper \(pid) started: \(hello.detail ?? "caged")")
+            log.info("pdf helper \(pid) started: \(hello.detail ?? "caged")")
         } catch let f as Failure {
             throw f
         } catch HelperChannel.Failure.closed {

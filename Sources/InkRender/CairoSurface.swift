@@ -132,7 +132,7 @@ final class CairoDescriptorSink {
     }
 
     func check() throws {
-        if let failed { throw RenderError("cannot write the file: \(String(cString: strerror(failed))) (errno \(failed))") }
+        if let failed { throw SystemCallError("write the file (fd \(fd))", errno: failed) }
     }
 }
 

@@ -53,7 +53,7 @@ public struct DamagedJournals: Sendable, Equatable {
         let directory = Self.split(journal).directory
         let expired = limits.expired(try Self.copies(of: journal), now: now)
         for name in expired where unlink("\(directory)/\(name)") != 0 && errno != ENOENT {
-            throw StorageError.errno("cannot remove \(directory)/\(name)")
+            throw SystemCallError("remove", path: "\(directory)/\(name)")
         }
         if !expired.isEmpty { try DurableFile.sync(directory) }
         return expired

@@ -71,7 +71,7 @@ struct DocumentSignature {
 
     private static func read(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StorageError.errno("cannot open the document \(path)") }
+        guard fd >= 0 else { throw SystemCallError("open the document", path: path) }
         do {
             return [UInt8](try OwnedFileDescriptor(fd).readToEnd() ?? Data())
         } catch {

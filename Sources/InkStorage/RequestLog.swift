@@ -1,6 +1,7 @@
 import FoundationEssentials
 import InkDocument
 import Glibc
+import InkCore
 
 /// The host's signature requests as the outbox remembers them across restarts: `.requests`, one
 /// JSON object a line, appended. A request's `started` line is synced before the host hears of
@@ -43,11 +44,11 @@ public struct RequestLog: Sendable {
         try DurableFile.prepareDirectory(directory)
         let created = access(path, F_OK) != 0
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError.errno("cannot open \(path)") }
+        guard fd >= 0 else { throw SystemCallError("open", path: path) }
         defer { close(fd) }
         try DurableFile.writeAll(fd, try Self.line(entry), path)
         if durable {
-            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+            guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) }
             if created { try DurableFile.sync(directory) }
         }
     }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 
 /// How long written files stay in a directory (the outbox, the save directory): at most
 /// `keep` sets of files, none older than `maxAgeDays`. A set is one capture's or one save's
@@ -71,7 +72,7 @@ public struct Retention: Sendable, Equatable {
             let files = members[set] ?? []
             for file in files.filter({ $0.hasSuffix(".json") }) + files.filter({ !$0.hasSuffix(".json") }) {
                 guard unlink("\(directory)/\(file)") == 0 || errno == ENOENT else {
-                    throw StorageError.errno("cannot remove \(directory)/\(file)")
+                    throw SystemCallError("remove", path: "\(directory)/\(file)")
                 }
             }
             if directories.contains(set) { try SignatureCapture.removeTree("\(directory)/\(set)", first: "\(set).json") }

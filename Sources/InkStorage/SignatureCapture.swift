@@ -125,7 +125,7 @@ public struct SignatureCapture: Sendable {
         guard access(final, F_OK) != 0 else { throw StorageError(description: "\(final) exists already: capture \(name) was written before") }
         let partial = "\(outbox)/.\(name)\(Self.partialSuffix)"
         try Self.removeTree(partial)   // an earlier attempt that failed half way
-        guard mkdir(partial, 0o700) == 0 else { throw StorageError.errno("cannot create \(partial)") }
+        guard mkdir(partial, 0o700) == 0 else { throw SystemCallError("create", path: partial) }
         do {
             var hashes: [String: String] = [:], written = 0
             // Each file is made in memory (and encrypted there), then created 0600 and synced;
@@ -168,7 +168,7 @@ public struct SignatureCapture: Sendable {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try produce("json") { try encoder.encode(meta) }
             try DurableFile.sync(partial)   // the four names inside, before the directory can be seen
-            guard rename(partial, final) == 0 else { throw StorageError.errno("cannot rename \(partial) to \(final)") }
+            guard rename(partial, final) == 0 else { throw SystemCallError("rename \(partial) to", path: final) }
             if stop == .renamed { throw Stopped() }
         } catch let stopped as Stopped {
             throw stopped
@@ -232,7 +232,7 @@ public struct SignatureCapture: Sendable {
             let temporary = name.hasPrefix(".") && name.hasSuffix(".tmp")
             let orphan = !name.hasPrefix(".") && extensions.dropLast().contains(ext) && !present.contains("\(base).json")
             guard temporary || orphan else { continue }
-            guard unlink(path) == 0 else { throw StorageError.errno("cannot remove \(path)") }
+            guard unlink(path) == 0 else { throw SystemCallError("remove", path: path) }
             removed.append(name)
         }
         if !removed.isEmpty { try DurableFile.sync(outbox) }
@@ -284,13 +284,13 @@ public struct SignatureCapture: Sendable {
     /// Removes a directory of plain files (`first` before the others), then the directory.
     static func removeTree(_ dir: String, first: String? = nil) throws {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
-            guard unlink(dir) == 0 || errno == ENOENT else { throw StorageError.errno("cannot remove \(dir)") }
+            guard unlink(dir) == 0 || errno == ENOENT else { throw SystemCallError("remove", path: dir) }
             return
         }
         for file in files.filter({ $0 == first }) + files.filter({ $0 != first }) {
-            guard unlink("\(dir)/\(file)") == 0 || errno == ENOENT else { throw StorageError.errno("cannot remove \(dir)/\(file)") }
+            guard unlink("\(dir)/\(file)") == 0 || errno == ENOENT else { throw SystemCallError("remove", path: "\(dir)/\(file)") }
         }
-        guard rmdir(dir) == 0 || errno == ENOENT else { throw StorageError.errno("cannot remove \(dir)") }
+        guard rmdir(dir) == 0 || errno == ENOENT else { throw SystemCallError("remove", path: dir) }
     }
 
     static func sha256(_ data: Data) -> String {

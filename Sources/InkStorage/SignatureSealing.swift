@@ -167,10 +167,10 @@ enum KeyText {
 
     static func read(_ path: String) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KeyFileError(path, "cannot open it: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw KeyFileError(path, "cannot open it: \(Errno.describe(errno))") }
         let handle = OwnedFileDescriptor(fd)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw KeyFileError(path, "cannot read it: \(String(cString: strerror(errno)))") }
+        guard fstat(fd, &info) == 0 else { throw KeyFileError(path, "cannot read it: \(Errno.describe(errno))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw KeyFileError(path, "not a regular file") }
         guard info.st_size <= largest else { throw KeyFileError(path, "\(info.st_size) bytes is too large for a key file") }
         do { return try handle.readToEnd() ?? Data() } catch { throw KeyFileError(path, "cannot read it: \(error)") }
@@ -247,12 +247,12 @@ enum KeyText {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else {
             if errno == EEXIST { throw StorageError(description: "\(path) exists already: not overwritten") }
-            throw StorageError.errno("cannot create \(path)")
+            throw SystemCallError("create", path: path)
         }
         defer { close(fd) }
         do {
             try DurableFile.writeAll(fd, Array(text.utf8), path)
-            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+            guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) }
         } catch {
             unlink(path)
             throw error
@@ -419,7 +419,7 @@ public enum SealedFile {
     /// moved from another capture. Returns the path written.
     public static func decrypt(file: String, with key: OpeningKey, into directory: String? = nil) throws -> String {
         let input = Glibc.open(file, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw StorageError.errno("\(file): cannot open it") }
+        guard input >= 0 else { throw SystemCallError("open", path: file) }
         let data: Data
         do { data = try OwnedFileDescriptor(input).readToEnd() ?? Data() } catch {
             throw StorageError(description: "\(file): cannot read it: \(error)")
@@ -435,12 +435,12 @@ public enum SealedFile {
         let fd = Glibc.open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { throw StorageError(description: "\(out) exists already: not overwritten") }
-            throw StorageError.errno("cannot create \(out)")
+            throw SystemCallError("create", path: out)
         }
         do {
             defer { close(fd) }
             try DurableFile.writeAll(fd, plain, out)
-            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(out)") }
+            guard fsync(fd) == 0 else { throw SystemCallError("sync", path: out) }
         } catch {
             unlink(out)
             throw error

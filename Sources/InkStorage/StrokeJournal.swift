@@ -58,7 +58,7 @@ public final class StrokeJournal {
     private static func open(_ path: String, _ context: inout RestoreContext, scrubbing: Bool) throws -> (Int32, [NotebookEdit], String?) {
         unlink(path + ".compact")   // a compaction a crash interrupted: the journal itself is whole
         var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError.errno("cannot open the journal \(path)") }
+        guard fd >= 0 else { throw SystemCallError("open the journal", path: path) }
         let data = readAll(fd)
         let (edits, goodLength, problem) = parse(data, &context)
         var warning: String?
@@ -77,21 +77,21 @@ public final class StrokeJournal {
                 if rename(path, aside) == 0 {
                     warning = "\(path): \(problem ?? "damaged"); moved aside to \(aside)"
                 } else {
-                    warning = "\(path): \(problem ?? "damaged"); cannot move it aside to \(aside) (\(String(cString: strerror(errno)))): started anew over it"
+                    warning = "\(path): \(problem ?? "damaged"); cannot move it aside to \(aside) (\(Errno.describe(errno))): started anew over it"
                 }
                 fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-                guard fd >= 0 else { throw StorageError.errno("cannot recreate the journal \(path)") }
+                guard fd >= 0 else { throw SystemCallError("recreate the journal", path: path) }
             }
             try DurableFile.writeAll(fd, magic, path)
-            guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+            guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) }
         } else if problem != nil {
             // The zeros are worth a try; the cut must happen anyway (a journal that opens is what keeps ink).
             if scrubbing { try? overwrite(fd, from: off_t(goodLength), path) }
             guard ftruncate(fd, off_t(goodLength)) == 0, fsync(fd) == 0 else {
-                throw StorageError.errno("cannot cut the damaged end of \(path)")
+                throw SystemCallError("cut the damaged end of", path: path)
             }
         }
-        guard lseek(fd, 0, SEEK_END) >= 0 else { throw StorageError.errno("cannot seek in \(path)") }
+        guard lseek(fd, 0, SEEK_END) >= 0 else { throw SystemCallError("seek in", path: path) }
         return (fd, edits, warning)
     }
 
@@ -125,7 +125,7 @@ public final class StrokeJournal {
 
     /// Syncs what was appended to disk.
     public func sync() throws {
-        guard fsync(fd) == 0 else { throw StorageError.errno("cannot sync \(path)") }
+        guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) }
     }
 
     /// Cuts the file back to `length` (what a failed sync may have lost is written again).
@@ -146,7 +146,7 @@ public final class StrokeJournal {
     public func reset() throws {
         if scrubbing { try scrub() }
         guard ftruncate(fd, off_t(Self.magic.count)) == 0, fsync(fd) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
-            throw StorageError.errno("cannot empty the journal \(path)")
+            throw SystemCallError("empty the journal", path: path)
         }
         sessionWritten = false
         sessionStart = nil
@@ -167,17 +167,17 @@ public final class StrokeJournal {
     /// (a flash card's controller may still keep old copies of them: see README, "Threat model").
     static func overwrite(_ fd: Int32, from start: off_t, _ path: String) throws {
         let end = lseek(fd, 0, SEEK_END)
-        guard end >= 0 else { throw StorageError.errno("cannot seek in \(path)") }
+        guard end >= 0 else { throw SystemCallError("seek in", path: path) }
         guard end > start else { return }
         let zeros = [UInt8](repeating: 0, count: Int(min(end - start, 1 << 16)))
         var at = start
         while at < end {
             let n = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, min($0.count, Int(end - at)), at) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw StorageError.errno("cannot overwrite \(path) from byte \(at)") }
+            guard n > 0 else { throw SystemCallError("overwrite from byte \(at)", path: path) }
             at += off_t(n)
         }
-        guard fdatasync(fd) == 0 else { throw StorageError.errno("cannot sync the zeros written over \(path)") }
+        guard fdatasync(fd) == 0 else { throw SystemCallError("sync the zeros written over", path: path) }
     }
 
     // MARK: compaction
@@ -195,7 +195,7 @@ public final class StrokeJournal {
     public func prepareCompaction(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:]) throws -> CompactCopy {
         let copyPath = path + ".compact"
         let copyFD = Glibc.open(copyPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard copyFD >= 0 else { throw StorageError.errno("cannot create \(copyPath)") }
+        guard copyFD >= 0 else { throw SystemCallError("create", path: copyPath) }
         do {
             // Written in pieces of about a megabyte: a day's notebook never sits in RAM twice.
             var pending = Self.magic + (try Self.records([JournalEntry(session: clock)]))
@@ -210,7 +210,7 @@ public final class StrokeJournal {
             }
             try DurableFile.writeAll(copyFD, pending, copyPath)
             written += pending.count
-            guard fsync(copyFD) == 0 else { throw StorageError.errno("cannot sync \(copyPath)") }
+            guard fsync(copyFD) == 0 else { throw SystemCallError("sync", path: copyPath) }
             return CompactCopy(fd: copyFD, path: copyPath, bytes: written)
         } catch {
             close(copyFD)
@@ -231,12 +231,12 @@ public final class StrokeJournal {
             var tail = [UInt8](repeating: 0, count: Int(end - base))
             if !tail.isEmpty {
                 let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, base) }
-                guard n == tail.count else { throw StorageError.errno("cannot read \(path)") }
-                guard lseek(copy.fd, 0, SEEK_END) >= 0 else { throw StorageError.errno("cannot seek in \(copy.path)") }
+                guard n == tail.count else { throw SystemCallError("read", path: path) }
+                guard lseek(copy.fd, 0, SEEK_END) >= 0 else { throw SystemCallError("seek in", path: copy.path) }
                 try DurableFile.writeAll(copy.fd, tail, copy.path)
             }
-            guard fsync(copy.fd) == 0 else { throw StorageError.errno("cannot sync \(copy.path)") }
-            guard rename(copy.path, path) == 0 else { throw StorageError.errno("cannot put \(copy.path) in place of \(path)") }
+            guard fsync(copy.fd) == 0 else { throw SystemCallError("sync", path: copy.path) }
+            guard rename(copy.path, path) == 0 else { throw SystemCallError("put \(copy.path) in place of", path: path) }
         } catch {
             discard(copy)
             throw error
@@ -329,6 +329,8 @@ public final class StrokeJournal {
     }
 }
 
+/// Why ink or a file could not be kept, when no system call failed (a name refused, a file that
+/// changed under us); a failed system call is a `SystemCallError` with its errno and path.
 public struct StorageError: Error, CustomStringConvertible {
     public var description: String
     /// The system's short reason ("No space left on device"), for the screen.
@@ -337,12 +339,8 @@ public struct StorageError: Error, CustomStringConvertible {
     /// A short reason for any error, fit for the screen.
     public static func reason(_ error: Error) -> String {
         if let e = error as? StorageError { return e.reason }
+        if let e = error as? SystemCallError { return e.reason }
         let text = "\(error)"
         return text.count > 60 ? String(text.prefix(57)) + "…" : text
-    }
-
-    public static func errno(_ what: String) -> StorageError {
-        let reason = String(cString: strerror(Glibc.errno))
-        return StorageError(description: "\(what): \(reason)", reason: reason)
     }
 }

@@ -27,7 +27,7 @@ public enum AnnotatedFile {
             throw WorksheetError(kind: .unreadable, path: path, detail: "one file's pages come from one worksheet")
         }
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw StorageError.errno("cannot open \(path)") }
+        guard fd >= 0 else { throw SystemCallError("open", path: path) }
         defer { close(fd) }
         // The ink in shared memory, its length first (the memfd is a whole number of pages).
         let ink = try StrokeTransfer.encode(sheets.map(\.strokes))

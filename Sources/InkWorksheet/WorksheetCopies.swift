@@ -66,15 +66,15 @@ public struct WorksheetCopies: Sendable {
     private func copy(_ source: String, to path: String, sha256: String) throws {
         let tmp = "\(folder)/.\(sha256.prefix(16)).tmp"
         let output = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard output >= 0 else { throw StorageError.errno("cannot create \(tmp)") }
+        guard output >= 0 else { throw SystemCallError("create", path: tmp) }
         var closed = false
         defer { if !closed { close(output) }; unlink(tmp) }
         let read = try Worksheet.digest(of: source, maxBytes: .max) { try DurableFile.writeAll(output, $0, tmp) }
         guard read.sha256 == sha256 else { throw StorageError(description: "\(source) changed while it was copied") }
-        guard fsync(output) == 0 else { throw StorageError.errno("cannot sync \(tmp)") }
+        guard fsync(output) == 0 else { throw SystemCallError("sync", path: tmp) }
         close(output)
         closed = true
-        guard rename(tmp, path) == 0 else { throw StorageError.errno("cannot rename \(tmp) to \(path)") }
+        guard rename(tmp, path) == 0 else { throw SystemCallError("rename \(tmp) to", path: path) }
         try DurableFile.sync(folder)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import InkCore
 
 /// A worksheet's file opened as what it is and nothing else. A teacher's USB stick is not to be
 /// trusted: a link on it could open any PDF the kiosk can read (another pupil's saved notebook),
@@ -94,6 +95,6 @@ enum WorksheetFile {
     /// The error of a failed system call on `path`, with its errno.
     static func cannotRead(_ path: String) -> WorksheetError {
         let code = errno
-        return WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(String(cString: strerror(code))) (errno \(code))")
+        return WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(Errno.describe(code))")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import InkCore
 import Dispatch
 import InkAPI
 import InkAPIClient

@@ -3,6 +3,7 @@ import InkCommandLine
 import FoundationEssentials
 import InkLoop
 import Glibc
+import InkLog
 import InkCore
 import InkRender
 import InkDisplay

@@ -1,8 +1,16 @@
 import ArgumentParser
 import InkCommandLine
+import InkLog
 
 @main
 struct InkKioskCommand: ParsableCommand {
+    /// Every logger of the process writes through the kiosk's handler (journald's priorities
+    /// under systemd): set up once, before any logger is made. The threshold follows the config.
+    static func main() {
+        KioskLogging.bootstrap()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "inkkiosk",
         abstract: "Pen and touch ink for embedded Linux: libinput in, DRM/KMS out.",

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import InkLog
+import InkCore
 import InkLoop
 import InkPDFHelper
 
@@ -44,7 +46,7 @@ enum CageProbe: String, CaseIterable, ExpressibleByArgument {
          allocate
 
     func attempt() -> String {
-        func refused(_ rc: Int) -> String { rc >= 0 ? "allowed" : "refused: \(String(cString: strerror(errno))) (errno \(errno))" }
+        func refused(_ rc: Int) -> String { rc >= 0 ? "allowed" : "refused: \(Errno.describe(errno))" }
         switch self {
         case .readOutside:
             // A file that exists on any system (stat is not restricted, opening it is).
@@ -73,7 +75,7 @@ enum CageProbe: String, CaseIterable, ExpressibleByArgument {
             let bytes = 4 << 30
             let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard p == MAP_FAILED else { munmap(p, bytes); return "allowed" }
-            return "refused: 4 GiB cannot be mapped: \(String(cString: strerror(errno))) (errno \(errno))"
+            return "refused: 4 GiB cannot be mapped: \(Errno.describe(errno))"
         }
     }
 }

@@ -4,6 +4,8 @@ import InkCommandLine
 import FoundationEssentials
 import InkLoop
 import Glibc
+import InkLog
+import Logging
 import InkCore
 import InkStorage
 import InkRender

@@ -4,8 +4,11 @@ import InkCommandLine
 import FoundationEssentials
 import Glibc
 import InkKiosk
+import InkLog
+import Logging
 
 extension KioskMode: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Where the kiosk runs: the seat, the screen, the console.
 struct KioskArguments: ParsableArguments {
@@ -60,6 +63,9 @@ struct KioskArguments: ParsableArguments {
     @Flag(name: .customLong("no-lockdown"), help: "Do not take the input devices exclusively or turn SysRq off: keys reach the kernel's own handlers (SysRq; the VT's when its keyboard is on). Default: locked down.")
     var noLockdown = false
 
+    @Option(name: .customLong("log-level"), help: "The lowest level logged: trace, debug, info, notice, warning, error or critical (default: the config's [log] level, else info).")
+    var logLevel: Logger.Level?
+
     @Option(name: .customLong("service-keys"), help: "Key combination that stops the kiosk, for technicians, e.g. \"ctrl+alt+shift+s\"; \"\" for none (default: none).")
     var serviceKeys: String?
 
@@ -85,6 +91,8 @@ struct KioskArguments: ParsableArguments {
                 throw CleanExit.message("the configuration has problems; not starting:\n\(e)", code: 1)
             }
         } ?? KioskConfig()
+        // From here on (the kiosk's own set-up included) only what the level lets through is written.
+        KioskLogging.level = logLevel ?? file.logLevel ?? .info
         var o = KioskOptions()
         o.seat = seat ?? file.seat ?? o.seat
         o.card = card ?? file.card; o.connector = connector ?? file.connector; o.mode = mode ?? file.mode

@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import InkLog
+import Logging
 import Synchronization
 import Testing
 @testable import InkAPI
@@ -189,7 +191,9 @@ private func withServer(_ transport: Transport, token: BearerToken? = nil, acces
     let lines = Mutex<[String]>([])
     let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: address, limits: limits, token: token,
                                     access: access, onGiveUp: { why in lines.withLock { $0.append("GAVE UP: \(why)") } },
-                                    log: { line in lines.withLock { $0.append(line) } })
+                                    log: Logger(label: "inkkiosk.api") { label in
+                                        KioskLogHandler(label: label, journal: false, level: .trace) { text in lines.withLock { $0.append(text) } }
+                                    })
     try await server.start()
     let listening = try #require(await server.listeningAddress())
     do { try await body(listening, server, { lines.withLock { $0 } }) } catch { await server.stop(); throw error }

@@ -143,7 +143,7 @@ func withDocumentAPI(_ transport: Transport, limits: APILimits = APILimits(), di
     case .unix: .unix(path: NSTemporaryDirectory() + "inkkiosk-docs-\(UUID().uuidString.prefix(8)).sock")
     }
     let desk = try desk ?? SignatureDesk(defaultTimeout: nil)
-    let server = SignatureAPIServer(desk: desk, address: address, limits: limits, documentsDirectory: directory, log: { _ in })
+    let server = SignatureAPIServer(desk: desk, address: address, limits: limits, documentsDirectory: directory)
     try await server.start()
     let listening = try #require(await server.listeningAddress())
     do {

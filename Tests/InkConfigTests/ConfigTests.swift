@@ -6,8 +6,25 @@ import InkRender
 import InkAPI
 import InkStorage
 import InkTestSupport
+import Logging
 
 @Suite struct Config {
+    @Test func theLogLevelIsOneOfSwiftLogsWithItsLine() throws {
+        #expect(try KioskConfig.parse("", file: "k.toml").logLevel == nil)
+        #expect(try KioskConfig.parse("[log]\nlevel = \"warning\"\n", file: "k.toml").logLevel == .warning)
+        #expect(try KioskConfig.parse("[log]\nlevel = \"trace\"\n", file: "k.toml").logLevel == .trace)
+        do {
+            _ = try KioskConfig.parse("mode = \"draw\"\n\n[log]\nlevel = \"verbose\"\nfile = \"/tmp/x\"\n", file: "k.toml")
+            Issue.record("a wrong [log] was accepted")
+        } catch let e as ConfigError {
+            let lines = e.description.split(separator: "\n").map(String.init)
+            #expect(lines == [
+                #"k.toml:4: log.level: "verbose" is not one of "trace", "debug", "info", "notice", "warning", "error", "critical""#,
+                "k.toml:5: log.file: unknown key (known here: level)",
+            ])
+        }
+    }
+
     let documented = Fixtures.packageDirectory.appendingPathComponent("config/inkkiosk.toml").path
 
     @Test func theDocumentedDefaultsAreTheBuiltInDefaults() throws {
@@ -18,6 +35,7 @@ import InkTestSupport
         #expect(fromFile == builtIn)
         #expect(c.seat == "seat0" && c.prediction == true && c.journal == nil && c.allowVTSwitch == false)
         #expect(c.lockdown.enabled == true && c.lockdown.serviceKeys == nil)
+        #expect(c.logLevel == .info, "the documented [log] level is the default")
         #expect(c.screen == ScreenSettings(), "mode, [ui], [signature], [classroom], [api]")
         #expect(c.damagedJournals == .standard && c.damagedJournals.limits == Retention(keep: 4, maxAgeDays: 30))
         #expect(Palette.standard.count == 8)
@@ -235,7 +253,7 @@ import InkTestSupport
                 "kiosk.toml:13: device[0].match: is required: part of the device's name, as `inkkiosk devices` shows it",
                 "kiosk.toml:17: buttons.stylus: \"double-tap\" is not one of \"switch-previous\", \"switch-eraser\", \"show-palette\", \"toggle-debug\", \"ignore\"",
                 "kiosk.toml:18: buttons.click_max_ms: must be between 50 and 2000 (got 5)",
-                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits)",
+                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits, log)",
             ]
             #expect(lines == expected)
         }

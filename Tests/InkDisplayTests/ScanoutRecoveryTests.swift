@@ -1,5 +1,6 @@
 import Testing
 import Glibc
+import InkCore
 @testable import InkDisplay
 
 @Suite struct Recovery {
@@ -71,11 +72,11 @@ import Glibc
     @Test func oneLinePerErrnoThenACountNowAndThenAndOneWhenItWorksAgain() {
         var log = FailureLog(interval: 10)
         let firstLine = log.failed("page flip on HDMI-A-1", errno: EBUSY, now: 0)
-        #expect(firstLine == "page flip on HDMI-A-1 failed: EBUSY (Device or resource busy)")
+        #expect(firstLine == "page flip on HDMI-A-1 failed: Device or resource busy (EBUSY)")
         let repeats = (1..<600).compactMap { log.failed("page flip on HDMI-A-1", errno: EBUSY, now: Double($0) / 60) }
         #expect(repeats.isEmpty, "60 Hz of the same failure for 10 s: no new line")
         let line1 = log.failed("page flip on HDMI-A-1", errno: EACCES, now: 10)
-        #expect(line1?.contains("EACCES (Permission denied) (failure 601 in a row)") == true)
+        #expect(line1?.contains("Permission denied (EACCES) (failure 601 in a row)") == true)
         let line2 = log.failed("page flip on HDMI-A-1", errno: EBUSY, now: 15)
         #expect(line2 == nil)
         let line3 = log.failed("page flip on HDMI-A-1", errno: EBUSY, now: 20)
@@ -90,8 +91,17 @@ import Glibc
         #expect(line7 != nil, "a new run of failures is told again")
     }
 
-    @Test func errnoIsNamedAndExplained() {
-        #expect(Errno.describe(ENOSPC) == "ENOSPC (No space left on device)")
-        #expect(Errno.describe(4095).hasPrefix("errno 4095 ("))
+    /// The errno the failing call left is the one logged, though later calls (the failed
+    /// allocation's cleanup) changed the global errno since.
+    @Test func aRunIsKeyedOnTheErrnoCapturedAtTheCall() {
+        var log = FailureLog()
+        let failure = SystemCallError("create a dumb buffer", errno: ENOMEM)
+        errno = EBADF
+        let first = log.failed("mode set", error: failure, now: 0)
+        #expect(first == "mode set failed: Cannot allocate memory (ENOMEM)")
+        errno = EINVAL
+        #expect(log.failed("mode set", error: failure, now: 1) == nil, "the same errno again: nothing new to say")
+        let other = log.failed("mode set", error: SystemCallError("create a dumb buffer", errno: ENOSPC), now: 2)
+        #expect(other == "mode set failed: No space left on device (ENOSPC) (failure 3 in a row)")
     }
 }

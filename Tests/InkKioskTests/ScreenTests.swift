@@ -22,7 +22,8 @@ final class Booth {
     var journal: StrokeJournal?
     /// Instead of `journal`: the kiosk's way, a writer thread (whose reset may scrub).
     var writer: JournalWriter?
-    var logged: [String] = []
+    let log = LogCapture()
+    var logged: [String] { log.messages }
     var t = 1.0
     var chores = BackgroundChores.inline()
 
@@ -53,10 +54,10 @@ final class Booth {
 
     var context: ScreenContext {
         if let writer {
-            return ScreenContext(pipeline: pipeline, journal: writer, chores: chores, log: { [unowned self] in logged.append($0) })
+            return ScreenContext(pipeline: pipeline, journal: writer, chores: chores, log: log.logger)
         }
         return ScreenContext(pipeline: pipeline, forgetSaved: { [unowned self] in try journal?.reset() }, chores: chores,
-                             log: { [unowned self] in logged.append($0) })
+                             log: log.logger)
     }
 
     func frame() throws {

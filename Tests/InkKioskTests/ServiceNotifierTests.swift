@@ -38,7 +38,7 @@ private final class FakeManager {
 @Suite struct NotifyProtocol {
     @Test func readyAndStatusArriveAsOneDatagram() throws {
         let manager = try FakeManager()
-        let notifier = try #require(ServiceNotifier(environment: ["NOTIFY_SOCKET": manager.path], log: { _ in }))
+        let notifier = try #require(ServiceNotifier(environment: ["NOTIFY_SOCKET": manager.path]))
         notifier.send(["READY=1", "STATUS=Ready: 0 strokes"])
         #expect(manager.receive() == "READY=1\nSTATUS=Ready: 0 strokes")
         #expect(notifier.watchdogInterval == nil)
@@ -47,7 +47,7 @@ private final class FakeManager {
     @Test func theWatchdogIsPingedFromTheLoopEveryQuarterInterval() throws {
         let manager = try FakeManager()
         let env = ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "2000000", "WATCHDOG_PID": "\(getpid())"]
-        let notifier = try #require(ServiceNotifier(environment: env, log: { _ in }))
+        let notifier = try #require(ServiceNotifier(environment: env))
         #expect(notifier.watchdogInterval == 2)
         notifier.pingIfDue(now: 100)
         #expect(manager.receive() == "WATCHDOG=1")
@@ -60,8 +60,8 @@ private final class FakeManager {
     @Test func aWatchdogForAnotherProcessIsNotOurs() throws {
         let manager = try FakeManager()
         let env = ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "2000000", "WATCHDOG_PID": "1"]
-        #expect(try #require(ServiceNotifier(environment: env, log: { _ in })).watchdogInterval == nil)
-        #expect(ServiceNotifier(environment: [:], log: { _ in }) == nil, "not under systemd: nothing to say")
+        #expect(try #require(ServiceNotifier(environment: env)).watchdogInterval == nil)
+        #expect(ServiceNotifier(environment: [:]) == nil, "not under systemd: nothing to say")
     }
 
     @Test func theIdleStatusWaitsForAQuietMoment() {

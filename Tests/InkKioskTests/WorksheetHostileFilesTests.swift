@@ -51,7 +51,7 @@ import InkWorksheetTestSupport
 
     @Test func fifosDevicesAndFoldersAreRefusedWithoutWaitingForThem() throws {
         let fifo = "\(dir)/pipe.pdf"
-        #expect(mkfifo(fifo, 0o600) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+        #expect(mkfifo(fifo, 0o600) == 0, "mkfifo: \(Errno.describe(errno))")
         // No writer ever comes: a plain open for reading would wait for ever.
         let piped = refusal { try Worksheet(path: fifo) }
         #expect(piped?.kind == .notAFile && piped?.detail == "a pipe (FIFO), not a file: refused", "\(String(describing: piped))")
@@ -63,7 +63,7 @@ import InkWorksheetTestSupport
         // What cannot be read at all keeps its cause: the path and errno.
         let missing = refusal { try Worksheet(path: "\(dir)/missing.pdf") }
         #expect(missing?.kind == .unreadable && missing?.description.hasPrefix("\(dir)/missing.pdf: cannot read it: ") == true
-                && missing?.detail.contains("(errno \(ENOENT))") == true, "\(String(describing: missing))")
+                && missing?.detail.hasSuffix("No such file or directory (ENOENT)") == true, "\(String(describing: missing))")
         // The kind alone, as lstat reports it.
         #expect(WorksheetFile.kindProblem(S_IFSOCK)?.detail == "a socket, not a file: refused")
         #expect(WorksheetFile.kindProblem(S_IFBLK)?.kind == .notAFile && WorksheetFile.kindProblem(S_IFREG) == nil)

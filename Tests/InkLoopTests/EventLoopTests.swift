@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import InkCore
 import InkLoop
 
 /// The kiosk thread's waiting: what ends a wait, and which handler then runs.
@@ -43,7 +44,8 @@ import InkLoop
 
     @Test func aDescriptorThatIsNotOpenIsRefusedWithItsReason() throws {
         let loop = try EventLoop()
-        let error = #expect(throws: KioskError.self) { try loop.watch(-1) {} }
-        #expect(error?.description == "epoll_ctl add fd -1: \(String(cString: strerror(EBADF)))")
+        let error = #expect(throws: SystemCallError.self) { try loop.watch(-1) {} }
+        #expect(error?.errno == EBADF)
+        #expect(error?.operation == "watch fd -1 (epoll_ctl EPOLL_CTL_ADD)")
     }
 }

@@ -155,6 +155,12 @@ def main():
         failed = results.count(False)
         print(f"e2e (the documents only): {len(results) - failed} passed, {failed} failed")
         return 1 if failed else 0
+    if only_part() == "logging":
+        from check_logging import logging_checks
+        logging_checks(WORK, check)
+        failed = results.count(False)
+        print(f"e2e (the logging only): {len(results) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     if only_part() == "worksheets":
         from check_worksheets import worksheet_checks
         worksheet_checks(WORK, check, shot, ink_count, darkness, W, H)
@@ -286,6 +292,8 @@ def main():
     # --- kiosk lockdown (lockdown.py, check_lockdown.py) ---------------------------------------
     from check_lockdown import lockdown_checks
     lockdown_checks(WORK, check, shot, along, darkness)
+    from check_logging import logging_checks   # logging_session.py: [log] level, journald's priorities
+    logging_checks(WORK, check)
 
     # --- display faults on the second card (display_faults.py, check_display.py) ---------------
     from check_display import display_checks

@@ -65,11 +65,11 @@ def display_checks(work, check):
             check(strokes(im, scaled, [0.25, 0.4, 0.55]) and ink_along(im, finger[2] * 640, finger[0] * 1024, finger[1] * 1024),
                   "the canvas is scaled down by 0.8 to fit, every stroke in its place", p)
 
-    check("mode set 1024x640@75 on Virtual-2 failed: EACCES (Permission denied)" in log,
+    check("mode set 1024x640@75 on Virtual-2 failed: Permission denied (EACCES)" in log,
           "with DRM master held by another program, the mode set fails with EACCES and is logged with its errno", log_path)
     recovered = [l for l in log.splitlines() if "works again after" in l and "mode set" in l]
     check(bool(recovered), f"the kiosk survived and set the mode once master was free ({recovered[-1].split('inkkiosk: ')[-1] if recovered else 'never'})", log_path)
-    check(log.count("failed: EACCES") <= 3, f"no log flood: {log.count('failed: EACCES')} EACCES lines for the whole outage", log_path)
+    check(log.count("failed: Permission denied (EACCES)") <= 3, f"no log flood: {log.count('failed: Permission denied (EACCES)')} EACCES lines for the whole outage", log_path)
     im, p = load("display-master-back")
     if im and im.size == (1024, 640):
         check(strokes(im, (0.8, 0, 0), [0.25, 0.55, 0.85]), "the whole picture is back, with the stroke drawn while the screen was refused", p)

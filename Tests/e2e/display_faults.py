@@ -93,7 +93,7 @@ def session_display_faults(binary, pen, touch):
     say(f"display: to VT 2: {switch_vt(2)}")
     other = os.open(CARD, os.O_RDWR)           # the first opener while nobody is master becomes master
     say(f"display: back to VT 1: {switch_vt(1)}")
-    kiosk.wait_log(lambda text: "on Virtual-2 failed: EACCES" in text, "a mode set refused with EACCES")
+    kiosk.wait_log(lambda text: "on Virtual-2 failed: Permission denied (EACCES)" in text, "a mode set refused with EACCES")
     pen.stroke(line(0.85, 0.2, 0.8, 40), pressure=0.6)   # drawn while the screen is refused
     pen.out()
     kiosk.wait_idle(what="the stroke drawn while the screen is refused")

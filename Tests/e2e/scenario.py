@@ -440,9 +440,9 @@ def main():
     # IK_E2E_ONLY=api: only the signature API's probes (api_probes.py), a run of a few minutes;
     # api:kill,flood only those of them.
     only = os.environ.get("IK_E2E_ONLY", "")
-    if only.split(":")[0] not in ("", "api", "worksheets", "documents"):
+    if only.split(":")[0] not in ("", "api", "worksheets", "documents", "logging"):
         raise SystemExit(f"scenario: IK_E2E_ONLY={only!r}: the parts that run alone are 'api' (or 'api:PROBE,…'), "
-                         "'worksheets' and 'documents'")
+                         "'worksheets', 'documents' and 'logging'")
     with open(os.path.join(WORK, "e2e-only.txt"), "w") as f:
         f.write(f"{only}\n")   # check.py judges only that part
     pen, touch, pad = Pen(), Touch(), Pad()
@@ -458,6 +458,10 @@ def main():
             if only == "documents":
                 import documents
                 documents.document_session(binary, pen, touch)
+                return
+            if only == "logging":
+                from logging_session import session_logging
+                session_logging(binary)
                 return
             import api_probes
             _, _, names = only.partition(":")
@@ -485,6 +489,8 @@ def main():
         modes.disk_full_session(binary, pen)
         from lockdown import session_lockdown   # Tests/e2e/lockdown.py
         session_lockdown(binary, pen)
+        from logging_session import session_logging   # [log] level, journald's priorities
+        session_logging(binary)
         from display_faults import session_display_faults   # the second card: unplug, other modes, master lost
         session_display_faults(binary, pen, touch)
     finally:

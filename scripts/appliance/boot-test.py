@@ -455,7 +455,7 @@ def main():
             data["fsck_status"], data["fsck"] = status, output.splitlines()
             jm = None
             for _, _, text in lines:
-                jm = jm or re.search(r"^inkkiosk: journal (\S+): restored", text)
+                jm = jm or re.search(r"^(?:<\d>|\w+: )?inkkiosk: journal (\S+): restored", text)
             if jm and jm.group(1).startswith(datadisk.MOUNT + "/"):
                 data["journal"] = jm.group(1)
                 path = os.path.join(files, jm.group(1)[len(datadisk.MOUNT) + 1:])
@@ -493,7 +493,7 @@ def main():
                            ("udev settled", r"ik-init: udev settled"),
                            ("data partition checked and mounted", r"ik-init: data: .*mounted on"),
                            ("inkkiosk exec'd (process start)", r"ik-init: exec inkkiosk"),
-                           ("inkkiosk took the screen (its log line)", r"^inkkiosk: /dev/dri/")]:
+                           ("inkkiosk took the screen (its log line)", r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/")]:
         host, kts = find(pattern)
         if host is not None:
             events.append((label, host, guest(host, kts)))
@@ -570,10 +570,10 @@ def main():
             problems.append("no screendump after the pen stroke")
         elif ink["non_white_pixels"] < 300:
             problems.append(f"only {ink['non_white_pixels']} non-white pixels after the pen stroke: no ink")
-        if find(r"^inkkiosk: input device \d+: .*Pen \(tablet\)")[0] is None:
+        if find(r"^(?:<\d>|\w+: )?inkkiosk: input device \d+: .*Pen \(tablet\)")[0] is None:
             problems.append("the kiosk did not report the test pen as a tablet (inkkiosk: input device N: … Pen (tablet))")
     figures["pen"] = None if opts.no_pen else {"go_host_s": pen_go, "done_host_s": pen_done, "ink": ink}
-    if find(r"^inkkiosk: /dev/dri/")[0] is None:
+    if find(r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/")[0] is None:
         problems.append("inkkiosk's status line (inkkiosk: /dev/dri/…) did not reach the serial console")
     mounted = find(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk")[0] is not None
     in_ram = find(r"ik-init: data: .*kept in RAM only")[0] is not None

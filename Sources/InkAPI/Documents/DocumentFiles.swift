@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 import InkLoop
 
 /// The few file operations the document store needs, each failing with what and where.
@@ -11,7 +12,7 @@ enum DocumentFiles {
         while done < bytes.count {
             let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw KioskError.errno("cannot write \(path)") }
+            guard n > 0 else { throw SystemCallError("write", path: path) }
             done += n
         }
     }
@@ -19,26 +20,26 @@ enum DocumentFiles {
     /// fsync of a file or a directory by path.
     static func sync(_ path: String, directory: Bool = false) throws {
         let fd = open(path, (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC)
-        guard fd >= 0 else { throw KioskError.errno("cannot open \(path) to sync it") }
+        guard fd >= 0 else { throw SystemCallError("open to sync", path: path) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw KioskError.errno("cannot sync \(path)") }
+        guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) }
     }
 
     /// `data` at `path`, mode 0600, whole or not at all: written beside it, synced, renamed.
     static func writeDurably(_ data: Data, to path: String) throws {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw KioskError.errno("cannot create \(temporary)") }
+        guard fd >= 0 else { throw SystemCallError("create", path: temporary) }
         do {
             try data.withUnsafeBytes { try writeAll(fd, $0, temporary) }
-            guard fsync(fd) == 0 else { throw KioskError.errno("cannot sync \(temporary)") }
+            guard fsync(fd) == 0 else { throw SystemCallError("sync", path: temporary) }
             close(fd)
         } catch {
             close(fd); unlink(temporary)
             throw error
         }
         guard rename(temporary, path) == 0 else {
-            let failure = KioskError.errno("cannot rename \(temporary) to \(path)")
+            let failure = SystemCallError("rename \(temporary) to", path: path)
             unlink(temporary)
             throw failure
         }
@@ -48,17 +49,17 @@ enum DocumentFiles {
     static func prepare(_ directory: String) throws {
         var info = stat()
         if stat(directory, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw KioskError("\(directory) exists and is not a directory") }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw APISetupError("\(directory) exists and is not a directory") }
             return
         }
         let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? ""
         if !parent.isEmpty && parent != directory { try prepare(parent) }
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw KioskError.errno("cannot make the directory \(directory)") }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw SystemCallError("make the directory", path: directory) }
     }
 
     /// The names in `directory` (no "." or "..").
     static func names(in directory: String) throws -> [String] {
-        guard let dir = opendir(directory) else { throw KioskError.errno("cannot read the directory \(directory)") }
+        guard let dir = opendir(directory) else { throw SystemCallError("read the directory", path: directory) }
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {

@@ -2,6 +2,7 @@ import Crypto
 import FoundationEssentials
 import Glibc
 import InkCore
+import Logging
 import InkDocument
 import InkLoop
 import Synchronization
@@ -15,7 +16,7 @@ final class DocumentStore: Sendable {
     let limits: APILimits
     /// The document the waiting signature request uses, if any (the desk's).
     private let inUse: @Sendable () -> String?
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let state = Mutex(Shelf())
 
     /// Prefix of the files uploads are written to; any left at start are a crash's.
@@ -35,7 +36,7 @@ final class DocumentStore: Sendable {
         var uploading = 0
     }
 
-    init(directory: String, limits: APILimits, inUse: @escaping @Sendable () -> String?, log: @escaping @Sendable (String) -> Void) {
+    init(directory: String, limits: APILimits, inUse: @escaping @Sendable () -> String?, log: Logger) {
         var directory = directory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         self.directory = directory
@@ -56,19 +57,19 @@ final class DocumentStore: Sendable {
         for name in names {
             if name.hasPrefix(Self.uploadPrefix) || name.hasSuffix(".tmp") {
                 unlink("\(directory)/\(name)")
-                log("documents: removed \(directory)/\(name), left by an upload or a write that did not finish")
+                log.notice("documents: removed \(directory)/\(name), left by an upload or a write that did not finish")
             } else if name.hasSuffix(".json") {
                 let id = String(name.dropLast(5))
                 let record = FileManager.default.contents(atPath: recordPath(of: id)).flatMap { try? JSONDecoder().decode(StoredDocument.self, from: $0) }
                 guard let record, record.id == id, DocumentFiles.size(path(of: id)) == record.bytes else {
                     unlink(recordPath(of: id)); unlink(path(of: id))
-                    log("documents: removed \(id): \(record == nil ? "its record \(name) is damaged" : "its PDF is missing or not the size recorded")")
+                    log.notice("documents: removed \(id): \(record == nil ? "its record \(name) is damaged" : "its PDF is missing or not the size recorded")")
                     continue
                 }
                 found.append(record)
             } else if name.hasSuffix(".pdf"), !names.contains(String(name.dropLast(4)) + ".json") {
                 unlink("\(directory)/\(name)")
-                log("documents: removed \(directory)/\(name): it has no record (a crash between the two writes)")
+                log.notice("documents: removed \(directory)/\(name): it has no record (a crash between the two writes)")
             }
         }
         found.sort { $0.created != $1.created ? $0.created < $1.created : $0.id < $1.id }
@@ -127,7 +128,7 @@ final class DocumentStore: Sendable {
         } catch {
             state.withLock { s in s.documents.removeAll { $0.id == id } }
             unlinkFiles(id)
-            log("documents: removed \(id): its file no longer reads: \(error)")
+            log.warning("documents: removed \(id): its file no longer reads: \(error)")
             throw APIProblem(.gone, "document \(id)'s file was damaged on the kiosk and has been removed: upload it again")
         }
         state.withLock { $0.parsed[id] = signable }
@@ -169,7 +170,7 @@ final class DocumentStore: Sendable {
         }
         do {
             try DocumentFiles.sync(upload)
-            guard rename(upload, path(of: id)) == 0 else { throw KioskError.errno("cannot rename \(upload) to \(path(of: id))") }
+            guard rename(upload, path(of: id)) == 0 else { throw SystemCallError("rename \(upload) to", path: path(of: id)) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try DocumentFiles.writeDurably(try encoder.encode(record), to: recordPath(of: id))
@@ -238,7 +239,7 @@ final class DocumentStore: Sendable {
 
     private func remove(_ id: String, why: String) {
         unlinkFiles(id)
-        log("documents: removed the oldest document \(id) \(why)")
+        log.info("documents: removed the oldest document \(id) \(why)")
     }
 
     /// The record first: what a crash leaves is a PDF without one, removed at the next start.
@@ -248,7 +249,7 @@ final class DocumentStore: Sendable {
     }
 
     private func readAll(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw KioskError.errno("cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SystemCallError("read", path: path) }
         return Array(data)
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 import InkLoop
 import NIOCore
 
@@ -23,7 +24,7 @@ final class DocumentUpload {
         var template = Array("\(store.directory)/\(DocumentStore.uploadPrefix)XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            let problem = APIProblem(.insufficientStorage, "cannot take the document: \(KioskError.errno("cannot make an upload file in \(store.directory)"))")
+            let problem = APIProblem(.insufficientStorage, "cannot take the document: \(SystemCallError("make an upload file in", path: store.directory))")
             store.releaseUpload()
             throw problem
         }

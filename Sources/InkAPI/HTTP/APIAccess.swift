@@ -1,4 +1,5 @@
 import Glibc
+import InkCore
 import InkLoop
 
 /// Who may use the API, judged on each request's head before its body is read (`[api]

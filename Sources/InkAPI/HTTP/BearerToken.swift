@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkCore
 import InkLoop
 
 /// The secret every request must carry as `Authorization: Bearer <token>`: on TCP always (unless
@@ -14,11 +15,11 @@ public struct BearerToken: Sendable {
     public static let minimumDistinct = 8
 
     public init(_ secret: String) throws {
-        guard !secret.isEmpty else { throw KioskError("the bearer token is empty") }
+        guard !secret.isEmpty else { throw APISetupError("the bearer token is empty") }
         guard secret.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw KioskError("the bearer token must be one word of printable ASCII (no spaces inside)")
+            throw APISetupError("the bearer token must be one word of printable ASCII (no spaces inside)")
         }
-        if let weakness = Self.weakness(secret) { throw KioskError(weakness) }
+        if let weakness = Self.weakness(secret) { throw APISetupError(weakness) }
         self.secret = Array(secret.utf8)
     }
 
@@ -70,20 +71,20 @@ public struct BearerToken: Sendable {
     /// token is too weak (`weakness`).
     public static func load(path: String) throws -> BearerToken {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KioskError.errno("[api] token_file \(path)") }
+        guard fd >= 0 else { throw SystemCallError("open the [api] token_file", path: path) }
         let handle = OwnedFileDescriptor(fd)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw KioskError.errno("[api] token_file \(path)") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw KioskError("[api] token_file \(path) is not a regular file") }
+        guard fstat(fd, &info) == 0 else { throw SystemCallError("stat the [api] token_file", path: path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw APISetupError("[api] token_file \(path) is not a regular file") }
         if info.st_mode & S_IROTH != 0 {
-            throw KioskError("[api] token_file \(path) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
+            throw APISetupError("[api] token_file \(path) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
                              + "chmod o-rwx \(path)")
         }
         let data: Data
-        do { data = try handle.readToEnd() ?? Data() } catch { throw KioskError("[api] token_file \(path): cannot read it: \(error)") }
+        do { data = try handle.readToEnd() ?? Data() } catch { throw APISetupError("[api] token_file \(path): cannot read it: \(error)") }
         let text = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
-        guard !text.isEmpty else { throw KioskError("[api] token_file \(path) is empty: put the token in it") }
-        do { return try BearerToken(text) } catch { throw KioskError("[api] token_file \(path): \(error)") }
+        guard !text.isEmpty else { throw APISetupError("[api] token_file \(path) is empty: put the token in it") }
+        do { return try BearerToken(text) } catch { throw APISetupError("[api] token_file \(path): \(error)") }
     }
 
     /// The token in `path`; when there is no such file, a new one written there atomically (a
@@ -96,27 +97,27 @@ public struct BearerToken: Sendable {
         let token = generate()
         var template = Array("\(directory)/.api.token.XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw KioskError.errno("[api] token_file \(path): cannot make a new token in \(directory)") }
+        guard fd >= 0 else { throw SystemCallError("make a new [api] token_file (mkstemp) in", path: directory) }
         let temporary = String(cString: template)
         var linked = false
         defer { if !linked { unlink(temporary) } }
         do {
             let handle = OwnedFileDescriptor(fd)
-            guard fchmod(fd, 0o640) == 0 else { throw KioskError.errno("[api] token_file \(path): chmod 0640") }
+            guard fchmod(fd, 0o640) == 0 else { throw SystemCallError("chmod 0640 the new [api] token_file", path: temporary) }
             if let group, fchown(fd, uid_t.max, gid_t(group)) != 0 {
-                throw KioskError.errno("[api] token_file \(path): cannot give it to group \(group) ([api] token_group)")
+                throw SystemCallError("give to group \(group) ([api] token_group) the [api] token_file", path: temporary)
             }
             let bytes = Array((token + "\n").utf8)
             guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-                throw KioskError.errno("[api] token_file \(path): cannot write it")
+                throw SystemCallError("write the [api] token_file", path: temporary)
             }
-            guard fsync(fd) == 0 else { throw KioskError.errno("[api] token_file \(path): cannot sync it") }
+            guard fsync(fd) == 0 else { throw SystemCallError("sync the [api] token_file", path: temporary) }
             _ = handle
         }
         if link(temporary, path) != 0 {
             if errno == EEXIST { return (try load(path: path), false) }   // another start made one: that one counts
             // A file system without hard links: rename, which replaces (nothing is there to replace).
-            guard rename(temporary, path) == 0 else { throw KioskError.errno("[api] token_file \(path): cannot put it in place") }
+            guard rename(temporary, path) == 0 else { throw SystemCallError("put the new [api] token_file \(temporary) in place (rename) of", path: path) }
         } else {
             unlink(temporary)
         }

@@ -1,4 +1,5 @@
 import Glibc
+import InkCore
 import NIOCore
 
 /// Why the server could not take a connection: its `accept` failed (EMFILE when the process is
@@ -17,7 +18,7 @@ struct ListenerFailure: Equatable {
 
     init(stage: Stage, _ error: any Error) {
         if let io = error as? IOError {
-            self.init(stage: stage, errno: io.errnoCode, text: "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))")
+            self.init(stage: stage, errno: io.errnoCode, text: Errno.describe(io.errnoCode))
         } else {
             self.init(stage: stage, errno: nil, text: "\(error)")
         }

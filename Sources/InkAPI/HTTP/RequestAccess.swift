@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -26,11 +27,11 @@ final class RequestAccess: Sendable {
     let listeningHosts: [String]
     private let limiter: Mutex<AuthFailureLimiter>
     private let logged = Mutex<[String: Int]>([:])
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     /// Refusals since the start, by status code (tests and the probes read them).
     private let counts = Mutex<[Int: Int]>([:])
 
-    init(access: APIAccess, token: BearerToken?, listening: APIAddress, limits: APILimits, log: @escaping @Sendable (String) -> Void) {
+    init(access: APIAccess, token: BearerToken?, listening: APIAddress, limits: APILimits, log: Logger = Logger(label: "inkkiosk.api")) {
         self.access = access
         self.token = token
         if case .tcp(let host, _) = listening { listeningHosts = [host] } else { listeningHosts = [] }
@@ -111,6 +112,6 @@ final class RequestAccess: Sendable {
         var power = 1
         while power < n { power *= 10 }
         guard power == n else { return }
-        log("signature API: \(line)" + (detail.isEmpty ? "" : " (\(detail))") + (n > 1 ? ", \(n) times so far" : ""))
+        log.warning("signature API: \(line)\(detail.isEmpty ? "" : " (\(detail))")\(n > 1 ? ", \(n) times so far" : "")")
     }
 }

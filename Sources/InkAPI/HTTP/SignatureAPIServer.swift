@@ -1,6 +1,8 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import InkCore
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -22,7 +24,7 @@ public final class SignatureAPIServer: Sendable {
     private let token: BearerToken?
     /// Host, origin, token and content type of each request (README, "Who may ask").
     private let requestAccess: RequestAccess
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let onGiveUp: @Sendable (String) -> Void
     private let firstRetryPause: Duration
     private let gate: ConnectionGate
@@ -52,7 +54,7 @@ public final class SignatureAPIServer: Sendable {
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
                 access: APIAccess = APIAccess(), documentsDirectory: String? = nil, firstRetryPause: Duration = .milliseconds(10),
                 onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
-                log: @escaping @Sendable (String) -> Void = { writeStandardError("inkkiosk: \($0)\n") }) {
+                log: Logger = Logger(label: "inkkiosk.api")) {
         self.desk = desk
         self.address = address
         self.limits = limits
@@ -86,15 +88,15 @@ public final class SignatureAPIServer: Sendable {
     public func start() async throws {
         // Config and command line check this with a better place to point at; this is the last guard.
         guard address.isLocal || token != nil else {
-            throw KioskError("signature API: \(address) is reachable from other machines and needs a bearer token")
+            throw APISetupError("signature API: \(address) is reachable from other machines and needs a bearer token")
         }
         try phase.withLock { phase in
-            guard case .idle = phase else { throw KioskError("the signature API server was already started") }
+            guard case .idle = phase else { throw APISetupError("the signature API server was already started") }
             phase = .starting
         }
         do { try documents?.open() } catch {
             phase.withLock { $0 = .stopped }
-            throw KioskError("signature API: documents: \(error)")
+            throw APISetupError("signature API: documents: \(error)")
         }
         // One thread: the API's work is small. It runs at background priority, as the journal's
         // writers do: under a flood of clients the ink's thread gets the CPU first, the API what
@@ -112,7 +114,7 @@ public final class SignatureAPIServer: Sendable {
         } catch {
             phase.withLock { $0 = .stopped }
             try? await group.shutdownGracefully()
-            throw KioskError("signature API: cannot listen on \(address): \(Self.describe(error))")
+            throw APISetupError("signature API: cannot listen on \(address): \(Self.describe(error))")
         }
     }
 
@@ -173,12 +175,9 @@ public final class SignatureAPIServer: Sendable {
 
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    private static func warn(_ message: String) {
-        writeStandardError("inkkiosk: \(message)\n")
-    }
 
     private static func describe(_ error: any Error) -> String {
-        if let io = error as? IOError { return "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))" }
+        if let io = error as? IOError { return Errno.describe(io.errnoCode) }
         return "\(error)"
     }
 
@@ -238,15 +237,15 @@ public final class SignatureAPIServer: Sendable {
             }
         switch address {
         case .unix(let path):
-            guard path.utf8.count < 108 else { throw KioskError("the socket path must be under 108 bytes") }
+            guard path.utf8.count < 108 else { throw APISetupError("the socket path must be under 108 bytes") }
             try Self.removeStaleSocket(path)
             let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
             if chmod(path, 0o660) != 0 {
-                Self.warn("warning: signature API: cannot make \(path) mode 0660: \(String(cString: strerror(errno)))")
+                log.warning("signature API: cannot make \(path) mode 0660: \(Errno.describe(errno))")
             }
             return channel
         case .tcp(let host, let port):
-            guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw KioskError("'\(host)' is not an IP address") }
+            guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw APISetupError("'\(host)' is not an IP address") }
             return try await bootstrap.bind(host: host, port: Int(port)).get()
         }
     }
@@ -282,7 +281,7 @@ public final class SignatureAPIServer: Sendable {
     private func acceptFailed(_ error: IOError) -> TimeAmount? {
         let step = recovery.withLock { $0.failed(ListenerFailure(stage: .accept, error), at: Self.now()) }
         guard case .listenAgain(let pause, let line) = step else { return .seconds(1) }
-        if let line { Self.warn("warning: signature API on \(bound.withLock { $0 }): \(line)") }
+        if let line { log.warning("signature API on \(bound.withLock { $0 }): \(line)") }
         return .nanoseconds(Int64(pause.components.seconds) * 1_000_000_000 + pause.components.attoseconds / 1_000_000_000)
     }
 
@@ -300,11 +299,11 @@ public final class SignatureAPIServer: Sendable {
                 case .giveUp(let why):
                     let message = "signature API on \(address) stopped for good: \(why)"
                     givenUp.withLock { $0 = message }
-                    Self.warn("error: \(message)")
+                    log.error("\(message)")
                     onGiveUp(message)
                     return
                 case .listenAgain(let pause, let line):
-                    if let line { Self.warn("warning: signature API on \(address): \(line)") }
+                    if let line { log.warning("signature API on \(address): \(line)") }
                     do { try await Task.sleep(for: pause) } catch { return }
                     if isStopped { return }
                     do {
@@ -327,8 +326,8 @@ public final class SignatureAPIServer: Sendable {
     private static func removeStaleSocket(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else { throw KioskError("\(path) exists and is not a socket") }
-        guard unlink(path) == 0 else { throw KioskError.errno("cannot remove the old socket \(path)") }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw APISetupError("\(path) exists and is not a socket") }
+        guard unlink(path) == 0 else { throw SystemCallError("remove the old socket", path: path) }
     }
 }
 

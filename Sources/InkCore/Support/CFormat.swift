@@ -66,10 +66,10 @@ public func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Ele
 /// ("No such file or directory"), else the error's description.
 public func errorText(_ error: any Error) -> String {
     if let cocoa = error as? CocoaError {
-        if let posix = cocoa.underlying as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let posix = cocoa.underlying as? POSIXError { return Errno.describe(posix.code.rawValue) }
         return "\(cocoa.code)"
     }
-    if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+    if let posix = error as? POSIXError { return Errno.describe(posix.code.rawValue) }
     return "\(error)"
 }
 

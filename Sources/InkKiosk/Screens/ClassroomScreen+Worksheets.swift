@@ -1,6 +1,7 @@
 import FoundationEssentials
 import InkConfig
 import InkCore
+import Logging
 import InkPipeline
 import InkRender
 import InkPDFHelper
@@ -66,8 +67,8 @@ extension ClassroomScreen {
                           _ context: ScreenContext) {
         let shelfSettings = settings.worksheets
         guard start < paths.count else {
-            context.log("worksheets: \(paths.count) listed from \(shelfSettings.folders.joined(separator: ", ")) in "
-                        + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000))
+            context.log.info(Logger.Message(stringLiteral: "worksheets: \(paths.count) listed from \(shelfSettings.folders.joined(separator: ", ")) in "
+                        + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000)))
             return
         }
         let few = Array(paths[start..<min(start + ShelfPanel.rowsReadAtOnce, paths.count)])
@@ -75,7 +76,7 @@ extension ClassroomScreen {
         sheets.run({ few.map { shelfSettings.entry($0, thumbnailHeight: height) } }) { [weak self] read in
             guard let self, shelf?.listing === listing, case .success(let entries) = read else { return }
             for (k, entry) in entries.enumerated() { shelf?.entries?[start + k] = entry }
-            for refused in entries.compactMap(\.problem) { context.log("worksheet refused: \(refused)") }
+            for refused in entries.compactMap(\.problem) { context.log.warning("worksheet refused: \(refused)") }
             readRows(paths, from: start + few.count, listing: listing, started: started, context)
         }
     }
@@ -86,7 +87,7 @@ extension ClassroomScreen {
         guard let entry = shelf?.entries?[safe: index] else { return }
         if let problem = entry.problem {
             message = Notice(UIText.format(settings.text.worksheetProblem, problem.detail), warning: true)
-            context.log("worksheet \(problem)")
+            context.log.warning("worksheet \(problem)")
             return
         }
         shelf = nil
@@ -103,7 +104,7 @@ extension ClassroomScreen {
                 loadingSheet = false
                 let detail = (error as? WorksheetError)?.detail ?? "\(error)"
                 message = Notice(UIText.format(settings.text.worksheetProblem, detail), warning: true)
-                context.log("worksheet \(error)")
+                context.log.warning("worksheet \(error)")
             }
         }
     }
@@ -118,9 +119,9 @@ extension ClassroomScreen {
         }) { outcome in
             if case .success(let s) = outcome {
                 let copied = s.ref.file == path ? "" : ", copied to \(s.ref.file)"
-                context.log("worksheet \(path) (\(s.ref.pages) pages, sha256 \(s.ref.sha256.prefix(12))…\(copied)) read in "
+                context.log.info(Logger.Message(stringLiteral: "worksheet \(path) (\(s.ref.pages) pages, sha256 \(s.ref.sha256.prefix(12))…\(copied)) read in "
                             + String(cFormat: "%.0f ms", (monotonicNow() - started) * 1000)
-                            + "; pages fitted into --page-area \(Int(area.width))x\(Int(area.height))+\(Int(area.minX))+\(Int(area.minY))")
+                            + "; pages fitted into --page-area \(Int(area.width))x\(Int(area.height))+\(Int(area.minX))+\(Int(area.minY))"))
                 Self.logNotCopied(s, context)
             }
             then(outcome)
@@ -131,7 +132,7 @@ extension ClassroomScreen {
     /// screen says so while it is open, `show`).
     private static func logNotCopied(_ sheet: OpenedWorksheet, _ context: ScreenContext) {
         guard let why = sheet.notCopied else { return }
-        context.log("worksheet \(sheet.ref.file) not copied to the tablet (\(why)): its pages and Save need the stick")
+        context.log.warning("worksheet \(sheet.ref.file) not copied to the tablet (\(why)): its pages and Save need the stick")
     }
 
     /// The notebook shown is saved before the worksheet replaces it (again, if ink came while
@@ -148,7 +149,7 @@ extension ClassroomScreen {
                 pendingSheet = nil
                 loadingSheet = false
                 message = Notice(UIText.format(settings.text.worksheetNotOpened, failure), warning: true)
-                context.log("worksheet \(sheet.ref.file) not opened: the notebook shown could not be saved (\(failure))")
+                context.log.warning("worksheet \(sheet.ref.file) not opened: the notebook shown could not be saved (\(failure))")
             }
             return
         }
@@ -159,7 +160,7 @@ extension ClassroomScreen {
         opened = sheet
         savedRevisions = pipeline.notebook.pages.map(\.revision)
         message = Notice("\(sheet.ref.title): " + UIText.format(settings.text.worksheetPages, "\(sheet.ref.pages)"))
-        context.log("worksheet \(sheet.ref.file) opened: \(sheet.ref.pages) pages, sha256 \(sheet.ref.sha256)")
+        context.log.info("worksheet \(sheet.ref.file) opened: \(sheet.ref.pages) pages, sha256 \(sheet.ref.sha256)")
     }
 
     /// The page shown and its neighbours have their papers (rendered on poppler's thread, one
@@ -194,7 +195,7 @@ extension ClassroomScreen {
                 sheet.lastPaperBytes = paper.bytes
                 pipeline.setPaper(paper, forPage: page)
             case .failure(let error):
-                context.log("worksheet page \(page + 1): \(error)")
+                context.log.warning("worksheet page \(page + 1): \(error)")
                 sheet.failed.insert(page)
                 // The helper crashed or stalled on it (the kiosk did not): the class is told, the page stays blank.
                 if let e = error as? WorksheetError, e.kind == .crashed || e.kind == .stuck {
@@ -225,7 +226,7 @@ extension ClassroomScreen {
             if case .success(let found?) = outcome {
                 opened = found
                 pipeline.setPaper(found.firstPaper, forPage: 0)
-                context.log("worksheet \(found.ref.file) opened again (sha256 \(ref.sha256))")
+                context.log.info("worksheet \(found.ref.file) opened again (sha256 \(ref.sha256))")
                 Self.logNotCopied(found, context)
                 keepWorksheetPapers(context)
             } else {
@@ -238,7 +239,7 @@ extension ClassroomScreen {
                 } else {
                     message = Notice(UIText.format(settings.text.worksheetGone, ref.title), warning: true)
                 }
-                context.log("worksheet \(ref.file) (sha256 \(ref.sha256)) cannot be opened again: \(why); its ink is shown on blank pages")
+                context.log.warning("worksheet \(ref.file) (sha256 \(ref.sha256)) cannot be opened again: \(why); its ink is shown on blank pages")
             }
         }
     }

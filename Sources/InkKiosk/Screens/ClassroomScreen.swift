@@ -2,6 +2,8 @@ import FoundationEssentials
 import Glibc
 import InkConfig
 import InkCore
+import InkLog
+import Logging
 import InkStorage
 import InkRender
 import InkPDFHelper
@@ -146,8 +148,8 @@ public final class ClassroomScreen: KioskScreen {
             return (written.paths, retention.pruneNote(directory, what: "saves"), written.note)
         }) { [weak self] written in
             if case .success(let w) = written {
-                if let note = w.pruned { context.log(note) }
-                if let note = w.note { context.log(note) }
+                if let note = w.pruned { context.log.note(note) }
+                if let note = w.note { context.log.note(note) }
             }
             let outcome = written.map(\.paths)
             guard let self else { return }
@@ -157,11 +159,11 @@ public final class ClassroomScreen: KioskScreen {
                 lastSaved = paths
                 if pipeline.notebook.pages.count == revisions.count { savedRevisions = revisions }
                 message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
-                context.log("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
+                context.log.info("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
                 then?(nil)
             case .failure(let error):
                 message = Notice(UIText.format(settings.text.notebookNotSaved, StorageError.reason(error)), warning: true)
-                context.log("cannot save the notebook: \(error)")
+                context.log.error("cannot save the notebook: \(error)")
                 then?(StorageError.reason(error))
             }
         }

@@ -3,6 +3,7 @@ import Glibc
 import InkConfig
 import InkCore
 import InkRender
+import Logging
 import InkPipeline
 
 /// What a screen works with: the drawing, a way to forget what was saved (a signature that
@@ -15,10 +16,10 @@ public struct ScreenContext {
     /// seconds): a signature handed over must not come back after a power cut either.
     public let forgetSavedDurably: @Sendable () -> Bool
     public let chores: BackgroundChores
-    public let log: (String) -> Void
+    public let log: Logger
     public init(pipeline: FramePipeline, forgetSaved: @escaping () throws -> Void = {},
                 forgetSavedDurably: @escaping @Sendable () -> Bool = { true }, chores: BackgroundChores = .inline(),
-                log: @escaping (String) -> Void = { _ in }) {
+                log: Logger = Logger(label: "inkkiosk.screen")) {
         self.pipeline = pipeline; self.forgetSaved = forgetSaved; self.forgetSavedDurably = forgetSavedDurably
         self.chores = chores; self.log = log
     }

@@ -52,6 +52,6 @@ extension ScreenSettings {
     private func makePDFHelper() -> PDFHelper {
         var launch = PDFHelper.Launch(executable: pdfHelper.executable, memoryMB: pdfHelper.memoryMB, cpuSeconds: pdfHelper.cpuSeconds)
         launch.requireSeccomp = pdfHelper.requiresSeccomp
-        return PDFHelper(launch: launch, stuckSeconds: pdfHelper.stuckSeconds, log: { writeStandardError("inkkiosk: \($0)\n") })
+        return PDFHelper(launch: launch, stuckSeconds: pdfHelper.stuckSeconds)
     }
 }

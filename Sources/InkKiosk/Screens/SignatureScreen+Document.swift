@@ -1,6 +1,7 @@
 import FoundationEssentials
 import InkConfig
 import InkCore
+import Logging
 import InkDocument
 import InkPipeline
 import InkRender
@@ -23,7 +24,7 @@ extension SignatureScreen {
     /// the signing view) shown when drawn.
     func open(_ document: DocumentToSign, _ context: ScreenContext) {
         guard settings.documentReader != nil else {
-            context.log("signature \(request?.id ?? "?"): documents cannot be shown on this kiosk (no PDF reader)")
+            context.log.warning("signature \(request?.id ?? "?"): documents cannot be shown on this kiosk (no PDF reader)")
             finish(.cancelled(reason: "this kiosk cannot show documents (its PDF reader is not set up)"))
             return
         }
@@ -52,7 +53,7 @@ extension SignatureScreen {
         draw(session, page: page, area: documentLayout.area, context) { [unowned self] paper in
             session.phase = .review(page: page)
             session.shown.append(page)
-            context.log("signature \(request?.id ?? "?"): document \(session.document.id) page \(page) of \(session.pages) shown")
+            context.log.info("signature \(request?.id ?? "?"): document \(session.document.id) page \(page) of \(session.pages) shown")
             message = Notice(request?.prompt.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? settings.text.reviewDocument)
             context.pipeline.showPaper(paper)
         }
@@ -67,8 +68,8 @@ extension SignatureScreen {
             session.box = box
             session.signingPaper = paper
             message = nil
-            context.log("signature \(request?.id ?? "?"): signing view for '\(document.fieldName)' on page \(document.pageIndex + 1), "
-                        + "\(Int(box.width))x\(Int(box.height)) px for \(Int(document.rect.width))x\(Int(document.rect.height)) pt")
+            context.log.info(Logger.Message(stringLiteral: "signature \(request?.id ?? "?"): signing view for '\(document.fieldName)' on page \(document.pageIndex + 1), "
+                        + "\(Int(box.width))x\(Int(box.height)) px for \(Int(document.rect.width))x\(Int(document.rect.height)) pt"))
             context.pipeline.showPaper(paper)
         }
     }
@@ -93,7 +94,7 @@ extension SignatureScreen {
                 shown(paper)
             case .failure(let error):
                 let why = (error as? WorksheetError)?.detail ?? "\(error)"
-                context.log("signature \(request?.id ?? "?"): document \(document.id) page \(page) cannot be shown: \(why)")
+                context.log.warning("signature \(request?.id ?? "?"): document \(document.id) page \(page) cannot be shown: \(why)")
                 abandon(context)
                 message = Notice(UIText.format(settings.text.worksheetProblem, why), warning: true)
                 finish(.cancelled(reason: "the document could not be shown: \(why)"))

@@ -2,6 +2,8 @@ import FoundationEssentials
 import Glibc
 import InkConfig
 import InkCore
+import InkLog
+import Logging
 import InkDocumentSigning
 import InkStorage
 import InkRender
@@ -87,7 +89,7 @@ public final class SignatureScreen: KioskScreen {
         self.request = request
         message = nil
         session = nil
-        context.log("signature \(request.id) requested" + (request.document.map { " on document \($0.id), field '\($0.fieldName)'" } ?? ""))
+        context.log.info("signature \(request.id) requested\(request.document.map { " on document \($0.id), field '\($0.fieldName)'" } ?? "")")
         if let document = request.document { open(document, context) }
     }
 
@@ -171,9 +173,9 @@ public final class SignatureScreen: KioskScreen {
             return (paths, retention.pruneNote(outbox, what: "captures"), forgotten)
         }) { [weak self] written in
             if case .success(let w) = written {
-                if let note = w.pruned { context.log(note) }
+                if let note = w.pruned { context.log.note(note) }
                 if !w.forgotten {
-                    context.log("warning: the journal was not emptied within 5 s of accepting \(name); its ink may come back after a power cut")
+                    context.log.warning("the journal was not emptied within 5 s of accepting \(name); its ink may come back after a power cut")
                 }
             }
             let outcome = written.map(\.paths)
@@ -181,14 +183,14 @@ public final class SignatureScreen: KioskScreen {
             saving = nil
             switch outcome {
             case .success(let paths):
-                context.log("signature \(name): \(paths.count) files in \(outbox)")
+                context.log.info("signature \(name): \(paths.count) files in \(outbox)")
                 abandon(context)
                 message = Notice(settings.text.thanks)
                 finish(.accepted(paths: paths, samples: samples))
             case .failure(let error):
                 // The ink stays on screen (and in the journal): accepting again may work.
                 message = Notice(UIText.format(settings.text.signatureNotSaved, StorageError.reason(error)), warning: true)
-                context.log("cannot write signature \(name): \(error)")
+                context.log.error("cannot write signature \(name): \(error)")
             }
             try? show(context.pipeline)
         }
@@ -198,7 +200,7 @@ public final class SignatureScreen: KioskScreen {
     func abandon(_ context: ScreenContext) {
         context.pipeline.startOver()
         firstInk = nil
-        do { try context.forgetSaved() } catch { context.log("cannot empty the journal: \(error)") }
+        do { try context.forgetSaved() } catch { context.log.error("cannot empty the journal: \(error)") }
     }
 
     static func newCaptureName() -> String {

@@ -40,7 +40,7 @@ private func connection(_ input: UnsafeRawBufferPointer, chunk: Int, overTCP: Bo
     // A new one for each input: no wrong-token count carries over from one input to the next.
     let requestAccess = RequestAccess(access: access, token: overTCP ? token : nil,
                                       listening: overTCP ? .tcp(host: "127.0.0.1", port: 7300) : .unix(path: "/run/inkkiosk/api.sock"),
-                                      limits: limits, log: { _ in })
+                                      limits: limits)
     let caller = overTCP
         ? Caller(key: ClientKey(ip: "127.0.0.1"), overTCP: true, localIP: "127.0.0.1", description: "127.0.0.1 port 50000")
         : Caller(key: ClientKey(uid: 1000), overTCP: false, localIP: nil, description: "uid 1000 gid 1000 pid 4242")

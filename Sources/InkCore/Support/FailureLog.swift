@@ -24,6 +24,12 @@ public struct FailureLog: Sendable {
         return "\(what) still failing: \(run.count - run.reportedCount) more failures in \(Int((now - run.reported).rounded())) s, \(run.count) since \(Int((now - run.since).rounded())) s ago (\(Errno.describe(code)))"
     }
 
+    /// `what` failed with `error`: keyed on the errno the error captured at the failing call
+    /// (0 for an error that is not a system call's).
+    public mutating func failed(_ what: String, error: any Error, now: Double) -> String? {
+        failed(what, errno: (error as? SystemCallError)?.errno ?? 0, now: now)
+    }
+
     /// `what` worked: a line if it had been failing.
     public mutating func succeeded(_ what: String, now: Double) -> String? {
         guard let run = runs.removeValue(forKey: what) else { return nil }
@@ -31,18 +37,4 @@ public struct FailureLog: Sendable {
     }
 
     public func isFailing(_ what: String) -> Bool { runs[what] != nil }
-}
-
-/// errno as a person reads it: the symbol and the system's text.
-public enum Errno {
-    static let names: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF",
-        EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EACCES: "EACCES", EFAULT: "EFAULT", EBUSY: "EBUSY",
-        EEXIST: "EEXIST", ENODEV: "ENODEV", EINVAL: "EINVAL", ENOSPC: "ENOSPC", ENOSYS: "ENOSYS",
-        EOPNOTSUPP: "EOPNOTSUPP", ETIMEDOUT: "ETIMEDOUT", ERANGE: "ERANGE", EDEADLK: "EDEADLK",
-    ]
-
-    public static func describe(_ code: Int32) -> String {
-        "\(names[code] ?? "errno \(code)") (\(String(cString: strerror(code))))"
-    }
 }
