@@ -29,10 +29,10 @@ public enum ConfigSchema {
         .table("device", array: true, "Settings for particular devices."), .table("tools", "The tools and their brushes."),
         .table("buttons", "Pen side buttons and tablet-pad buttons."), .table("hover", "The hover preview."),
         .table("prediction", "Ink drawn ahead of the pen."), .table("storage", "The stroke journal."),
-        .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
         .table("ui", "Sizes and words on screen."), .table("signature", "Signature captures."),
         .table("classroom", "The classroom screen."), .table("api", "The local signature API."),
         .table("lockdown", "Keys and the console."), .table("limits", "Everything that grows."),
+        .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
     ])
 
     static let display = ConfigSection("display", "The screen the kiosk takes (DRM/KMS). Command-line flags override these.", [

@@ -43,6 +43,32 @@ import InkTestSupport
         #expect(checked > 50, "links checked: \(checked)")
     }
 
+    /// docs/ARCHITECTURE.md's table of modules says what each may import: exactly its dependencies
+    /// in Package.swift (which the build holds to its imports), in the same order.
+    @Test func theArchitecturesModuleTableIsThePackagesDependencies() throws {
+        let manifest = try Self.text("Package.swift")
+        let target = try Regex(#"\.(?:target|executableTarget)\(name: "([\w-]+)", dependencies: \[([^\]]*)\]"#)
+        let item = try Regex(#"\.product\(name: "(\w+)", package: "[^"]+"\)|"([\w-]+)"|\blogging\b"#)
+        var declared: [String: [String]] = [:]
+        for match in manifest.matches(of: target) {
+            guard let name = match.output[1].substring.map(String.init), !name.hasSuffix("TestSupport"),
+                  let list = match.output[2].substring else { continue }
+            declared[name] = list.matches(of: item).map { found in
+                (found.output[1].substring ?? found.output[2].substring).map(String.init) ?? "Logging"
+            }
+        }
+        #expect(declared.count >= 15, "targets found in Package.swift: \(declared.keys.sorted())")
+        var documented: [String: [String]] = [:]
+        for line in try Self.text("docs/ARCHITECTURE.md").split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3, cells[0].hasPrefix("`Ink") || cells[0].hasPrefix("`inkkiosk") else { continue }
+            let name = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            documented[name] = cells[2].hasPrefix("nothing") ? [] : cells[2].components(separatedBy: ", ")
+        }
+        documented.removeValue(forKey: "InkCore")
+        #expect(documented == declared)
+    }
+
     /// The text outside fenced code blocks (a `](x)` in code is not a link).
     static func prose(_ text: String) -> String {
         var inCode = false
