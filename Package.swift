@@ -47,7 +47,7 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // The ink: events, recordings, samples, strokes, tools, interaction. Imports nothing of ours;
-        // FoundationEssentials only: no module imports Foundation proper (ICU, 39 MB); see README,
+        // FoundationEssentials only: no module imports Foundation proper (ICU, 39 MB); see docs/ARCHITECTURE.md,
         // "No Foundation, no ICU".
         .target(name: "InkCore"),
         // Levelled logging (swift-log) to stderr, with journald's priority prefixes under systemd:

@@ -14,7 +14,7 @@ import InkCore
 /// that one zlib stream holds them all, as parallel gzip does. The pixels are exactly cairo's:
 /// RGB for an XRGB surface, RGBA (un-premultiplied, with cairo's rounding) for an ARGB one.
 public enum PNGEncoder {
-    /// zlib's level 1, its fastest that still compresses. The README's benchmark section has
+    /// zlib's level 1, its fastest that still compresses. docs/BENCHMARKS.md has
     /// the sizes and times against cairo's writer.
     public static let defaultLevel: Int32 = 1
 

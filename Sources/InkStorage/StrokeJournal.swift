@@ -164,7 +164,7 @@ public final class StrokeJournal {
 
     /// Zeros from `start` to the end of the file, synced (fdatasync): the bytes a cut is about
     /// to free hold nothing. In place, so the file system reuses the blocks the records were in
-    /// (a flash card's controller may still keep old copies of them: see README, "Threat model").
+    /// (a flash card's controller may still keep old copies of them: see docs/DEPLOYMENT.md, "Threat model").
     static func overwrite(_ fd: Int32, from start: off_t, _ path: String) throws {
         let end = lseek(fd, 0, SEEK_END)
         guard end >= 0 else { throw SystemCallError("seek in", path: path) }

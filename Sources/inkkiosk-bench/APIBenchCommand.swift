@@ -63,7 +63,7 @@ struct APIBenchCommand: ParsableCommand {
         }
         defer { server?.stopBlocking() }
 
-        // A running kiosk asks for its token on TCP (README, "Who may ask"); the one served here asks for none.
+        // A running kiosk asks for its token on TCP (docs/API.md, "Who may ask"); the one served here asks for none.
         var auth = ""
         if target != nil, case .tcp = address {
             let path = tokenFile ?? "/var/lib/inkkiosk/api.token"

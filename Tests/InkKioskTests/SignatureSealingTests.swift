@@ -9,7 +9,7 @@ import InkAPI
 @testable import InkKiosk
 import InkTestSupport
 
-/// A real key pair, made by openssl as the README says: the private key (PKCS#8 PEM) and the
+/// A real key pair, made by openssl as docs/DEPLOYMENT.md says: the private key (PKCS#8 PEM) and the
 /// public key (SubjectPublicKeyInfo PEM).
 func opensslKeyPair(in dir: String, _ name: String, algorithm: String = "X25519") throws -> (key: String, pub: String) {
     let openssl = try #require(which("openssl"), "openssl is needed to make real key pairs")

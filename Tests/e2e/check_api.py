@@ -4,7 +4,7 @@
     check_api.py WORK_DIR              the checks alone ("ok"/"FAIL" lines and the figures)
     check_api.py WORK_DIR --markdown   the figures as a markdown table (before/after notes)
 
-The limits are the server's `[api]` defaults (README, "Signature API"): max_connections 256,
+The limits are the server's `[api]` defaults (docs/API.md, "Limits"): max_connections 256,
 request_timeout 10 s, max_request_line 8192, max_header_bytes 16384, max_body_bytes 16384.
 """
 import json
@@ -16,7 +16,7 @@ from api_probes import FLOOD, MAX_CONNECTIONS, MAX_PER_CLIENT, NOFILE, PHASES, R
 
 # Under 200 clients in this emulated guest (no KVM: every instruction is translated, and the
 # load's own Python clients take most of a CPU), the figures are printed, and the checks hold
-# only what this VM can tell apart from the old server (README, "The signature API under load"):
+# only what this VM can tell apart from the old server (docs/BENCHMARKS.md, "The signature API under load"):
 HEALTH_MAX_MS = 5000     # every /health answered, none slower (the old server: up to 5.0 s, or none)
 LATENCY_SLACK_MS = 100   # the kiosk's input→flip p99 under load, above an idle API (the old server: +160 to +1080 ms)
 RSS_GROWTH_KB = 4096     # what the malformed requests may leave in the kiosk's memory

@@ -15,7 +15,7 @@ from scenario import WORK, Kiosk, say, line, signature_path
 from uinput_devices import Device
 
 DATA = "/run/inkkiosk-data"
-DURABLE_MS = 250   # README: a finished stroke is on disk within this on such a disk...
+DURABLE_MS = 250   # docs/ARCHITECTURE.md: a finished stroke is on disk within this on such a disk...
 
 
 def durable_ms(slowest_sync_ms):

@@ -196,7 +196,7 @@ def test_initrd(rundir, name, initrd, moddir, pen, net=False, extra=None):
 
 def signature_config():
     """config/signature.toml with the API on for the host: every address (the guest's virtio-net;
-    QEMU's hostfwd reaches it there), allow_remote and a token file, as README's API section asks.
+    QEMU's hostfwd reaches it there), allow_remote and a token file, as docs/API.md asks.
     The captures plain (`store_plaintext = true`, written out as the profile asks): this test reads
     their PNG, SVG and InkML on the host, which has only the arm64 inkkiosk, so it could not
     decrypt them (the x86 VM proof and make powercut run sealed)."""

@@ -96,7 +96,7 @@ def snapshot(image, keep_dir=None):
 
 
 def read_journal(path):
-    """The stroke journal's records, parsed here from the file format (README: a header line,
+    """The stroke journal's records, parsed here from the file format (docs/ARCHITECTURE.md: a header line,
     then per record a 4-byte little-endian length, a CRC-32 and a payload: JSON, and for a
     stroke a zero byte and its brush and samples in binary). Returns
     (ops in order, problem or None): a torn or corrupt tail is the problem, as the kiosk would

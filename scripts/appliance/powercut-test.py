@@ -78,7 +78,7 @@ boottest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(boottest)
 vmrun = boottest.vmrun
 
-DURABLE_MS = 250          # README: a finished stroke is on disk within this
+DURABLE_MS = 250          # docs/ARCHITECTURE.md: a finished stroke is on disk within this
 CONFIG = os.path.join(ROOT, "config", "signature.toml")
 
 RESTORED_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: journal (\S+): restored (\d+) edits, (\d+) strokes")

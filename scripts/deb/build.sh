@@ -111,6 +111,10 @@ install -m 0644 "$REPO/config/signature.toml" "$REPO/config/classroom.toml" "$P/
 D=$P/usr/share/doc/inkkiosk
 install -D -m 0644 "$DEB/copyright" "$D/copyright"
 install -m 0644 "$REPO/README.md" "$D/README.md"
+# The README points into docs/: the rest of the documentation, beside it (Debian compresses none of it
+# here: the links between the files stay valid).
+install -d "$D/docs"
+install -m 0644 "$REPO"/docs/*.md "$D/docs/"
 gzip -9nc "$DEB/changelog" >"$D/changelog.Debian.gz"
 install -d "$P/usr/share/man/man1"
 gzip -9nc "$DEB/inkkiosk.1" >"$P/usr/share/man/man1/inkkiosk.1.gz"

@@ -3,7 +3,7 @@ import InkCore
 import InkLoop
 
 /// Who may use the API, judged on each request's head before its body is read (`[api]
-/// allowed_hosts`, `allowed_origins`, `socket_users`, `socket_groups`; README, "Signature API",
+/// allowed_hosts`, `allowed_origins`, `socket_users`, `socket_groups`; docs/API.md, "Who may ask",
 /// "Who may ask"). Only decisions here, no I/O: the tests drive every case.
 ///
 /// A web page the kiosk's browser (or any browser on the POS machine) opens must not reach the

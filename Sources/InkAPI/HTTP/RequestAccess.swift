@@ -16,7 +16,7 @@ struct Caller: Sendable {
     var description: String
 }
 
-/// The checks every request's head passes before its body is read or a route sees it (README,
+/// The checks every request's head passes before its body is read or a route sees it (docs/API.md,
 /// "Who may ask"): `Host` (421), `Origin` (403), too many wrong tokens from its client (429),
 /// the bearer token (401), a JSON body (415). A refusal closes the connection; each is logged
 /// with the client, at its 1st, 10th, 100th… time (a storm does not flood the journal).

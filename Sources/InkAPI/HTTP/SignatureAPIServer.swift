@@ -9,7 +9,7 @@ import NIOPosix
 import Synchronization
 import InkLoop
 
-/// The local signature API (`README.md`, "Signature API"): an HTTP/1.1 server on one event-loop
+/// The local signature API (docs/API.md): an HTTP/1.1 server on one event-loop
 /// thread of its own, in front of a `SignatureDesk`. Start it once, stop it once.
 ///
 /// Every client's cost is bounded (`APILimits`): connections, head and body sizes, and how long a
@@ -22,7 +22,7 @@ public final class SignatureAPIServer: Sendable {
     public let address: APIAddress
     public let limits: APILimits
     private let token: BearerToken?
-    /// Host, origin, token and content type of each request (README, "Who may ask").
+    /// Host, origin, token and content type of each request (docs/API.md, "Who may ask").
     private let requestAccess: RequestAccess
     private let log: Logger
     private let onGiveUp: @Sendable (String) -> Void
