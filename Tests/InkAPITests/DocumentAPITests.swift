@@ -3,6 +3,7 @@ import Glibc
 import InkDocument
 import Testing
 @testable import InkAPI
+import InkTestSupport
 import InkAPIClient
 
 /// `/documents` and `POST /signatures` on a document, against the real server over TCP and the

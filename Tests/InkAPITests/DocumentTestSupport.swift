@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import InkAPI
+import InkTestSupport
 
 /// PDFs for the document API's tests, written by hand (as InkDocumentTests' `TestPDFs`, whose
 /// contract this copies): each test knows exactly what is in the file it uploads.
@@ -70,20 +71,6 @@ func temporaryFile(_ bytes: [UInt8]) throws -> String {
     let path = NSTemporaryDirectory() + "inkkiosk-doc-\(UUID().uuidString.prefix(8)).pdf"
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     return path
-}
-
-/// A program's exit status and output.
-func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }
 
 /// How curl reaches the server: a TCP port or a unix socket.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// Runs a program; returns its exit status and what it printed on stderr.
+/// Runs a program; returns its exit status and what it printed on stdout and stderr.
 @discardableResult
 public func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
     let p = Process()
@@ -11,10 +11,23 @@ public func run(_ executable: String, _ arguments: [String]) throws -> (status: 
     p.standardOutput = out
     p.standardError = err
     try p.run()
+    // Both pipes read as the program writes: a program that fills its stderr pipe while the
+    // test reads only stdout would wait for ever.
+    let errors = PipeContents()
+    let thread = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    thread.start()
     let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
+    let e = errors.wait()
     return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
+
+/// What a reading thread got from a pipe, handed over once.
+private final class PipeContents: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+    func set(_ d: Data) { data = d; done.signal() }
+    func wait() -> Data { done.wait(); return data }
 }
 
 /// Where a system tool is installed; nil when it is not.

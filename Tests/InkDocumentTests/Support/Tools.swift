@@ -1,43 +1,17 @@
 import Foundation
 import Testing
 @testable import InkDocument
+import InkTestSupport
 
 /// The real tools the tests judge the files with: qpdf (structure), poppler's pdftotext and
 /// pdftoppm (text and pixels), pdftocairo (PDFs made by cairo).
 enum Tools {
-    /// Runs a program; its exit status and what it printed.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Both pipes read as the program writes (a full stderr pipe must not stall it).
-        let errData = ErrorData()
-        let thread = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        thread.start()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let e = errData.wait()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        try InkTestSupport.run(executable, arguments)
     }
 
-    private final class ErrorData: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var data = Data()
-        func set(_ d: Data) { data = d; done.signal() }
-        func wait() -> Data { done.wait(); return data }
-    }
-
-    static func which(_ tool: String) -> String? {
-        for dir in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
-            return "\(dir)/\(tool)"
-        }
-        return nil
-    }
+    static func which(_ tool: String) -> String? { InkTestSupport.which(tool) }
 
     static let qpdf = which("qpdf")
     static let pdftotext = which("pdftotext")
