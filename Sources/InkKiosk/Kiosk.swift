@@ -217,10 +217,7 @@ public final class Kiosk {
         }
         if let journal {
             if let warning = journal.warning { log.warning("\(warning)") }
-            for note in journal.notes {
-                let warning = note.hasPrefix("warning: ")
-                log.note((warning ? "warning: " : "") + "journal \(journal.path): \(warning ? note.dropFirst(9) : note[...])", level: .notice)
-            }
+            for note in journal.notes { log.note(note.about("journal \(journal.path)"), routine: .notice) }
             if !hosted && !journal.recovered.isEmpty {   // hosted: emptied as it was opened
                 pipeline.restore(journal.recovered, devices: journal.restoredDevices)
             }

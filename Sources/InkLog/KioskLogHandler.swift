@@ -73,14 +73,11 @@ private final class LevelBox: @unchecked Sendable {
 }
 
 extension Logger {
-    /// A note from code that reports instead of logging (the journal's and the outbox's opening,
-    /// retention's pruning: InkStorage has no logger): one that starts "warning: " is a warning
-    /// (without those words), any other is `level`.
-    public func note(_ text: String, level: Logger.Level = .info) {
-        if text.hasPrefix("warning: ") {
-            warning("\(text.dropFirst("warning: ".count))")
-        } else {
-            log(level: level, "\(text)")
+    /// A note from code that reports instead of logging, at its severity (a routine one at `routine`).
+    public func note(_ note: LogNote, routine: Logger.Level = .info) {
+        switch note.severity {
+        case .info: log(level: routine, "\(note.text)")
+        case .warning: warning("\(note.text)")
         }
     }
 }

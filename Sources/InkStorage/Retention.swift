@@ -35,12 +35,12 @@ public struct Retention: Sendable, Equatable {
     }
 
     /// Prunes `directory`; what it did, as a line for the log (nil: nothing to say).
-    public func pruneNote(_ directory: String, what: String) -> String? {
+    public func pruneNote(_ directory: String, what: String) -> LogNote? {
         do {
             let pruned = try prune(directory)
-            return pruned.isEmpty ? nil : "\(directory): removed \(pruned.count) old \(what) (\(pruned.joined(separator: ", ")))"
+            return pruned.isEmpty ? nil : .info("\(directory): removed \(pruned.count) old \(what) (\(pruned.joined(separator: ", ")))")
         } catch {
-            return "warning: cannot remove old \(what) from \(directory): \(error)"
+            return .warning("cannot remove old \(what) from \(directory): \(error)")
         }
     }
 

@@ -25,7 +25,7 @@ public final class StrokeJournal {
     public let recovered: [NotebookEdit]
     public let warning: String?
     /// What opening did besides, for the log: damaged copies removed (`DamagedJournals`).
-    public let notes: [String]
+    public let notes: [LogNote]
     /// Records are overwritten with zeros before the file is cut shorter.
     public let scrubbing: Bool
     /// The devices restored strokes were drawn with, by the (negative) ids their strokes carry.
@@ -48,9 +48,9 @@ public final class StrokeJournal {
         // Every start, not only when one is put aside: the age limit holds on a kiosk that never restarts badly again.
         do {
             let removed = try damaged.prune(path)
-            notes = removed.isEmpty ? [] : ["removed \(removed.count) old damaged journals: \(removed.joined(separator: ", "))"]
+            notes = removed.isEmpty ? [] : [.info("removed \(removed.count) old damaged journals: \(removed.joined(separator: ", "))")]
         } catch {
-            notes = ["warning: cannot remove old damaged journals: \(error)"]
+            notes = [.warning("cannot remove old damaged journals: \(error)")]
         }
     }
 

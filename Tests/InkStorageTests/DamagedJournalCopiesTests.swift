@@ -54,7 +54,7 @@ import InkTestSupport
             let j = try StrokeJournal(path: journal, damaged: limits)
             let name = try #require(j.warning?.components(separatedBy: "moved aside to \(dir)/").last)
             names.append(name)
-            if i == 2 { #expect(j.notes == ["removed 1 old damaged journals: \(names[0])"], "\(j.notes)") } else { #expect(j.notes.isEmpty) }
+            if i == 2 { #expect(j.notes == [.info("removed 1 old damaged journals: \(names[0])")], "\(j.notes)") } else { #expect(j.notes.isEmpty) }
         }
         #expect(Set(names).count == 3, "three copies, three names: \(names)")
         #expect(Set(try DamagedJournals.copies(of: journal).keys) == Set(names.suffix(2)))
@@ -63,7 +63,7 @@ import InkTestSupport
         let aged = journal + ".damaged." + utcTimestamp(Date() - 31 * 86_400)
         make(aged)
         let j = try StrokeJournal(path: journal, damaged: limits)
-        #expect(j.warning == nil && j.notes == ["removed 1 old damaged journals: \(URL(fileURLWithPath: aged).lastPathComponent)"])
+        #expect(j.warning == nil && j.notes == [.info("removed 1 old damaged journals: \(URL(fileURLWithPath: aged).lastPathComponent)")])
     }
 
     @Test func timesInNamesAreReadBack() {

@@ -143,13 +143,13 @@ public final class ClassroomScreen: KioskScreen {
         saving = true
         message = Notice(settings.text.saving)
         let retention = settings.retention
-        context.chores.run({ () -> (paths: [String], pruned: String?, note: String?) in
+        context.chores.run({ () -> (paths: [String], pruned: LogNote?, note: String?) in
             let written = try Self.write(pages, size: size, to: directory, base: base, worksheet: under)
             return (written.paths, retention.pruneNote(directory, what: "saves"), written.note)
         }) { [weak self] written in
             if case .success(let w) = written {
                 if let note = w.pruned { context.log.note(note) }
-                if let note = w.note { context.log.note(note) }
+                if let note = w.note { context.log.warning("\(note)") }
             }
             let outcome = written.map(\.paths)
             guard let self else { return }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Dispatch
 import InkAPI
+import InkCore
 import InkStorage
 
 /// The signature desk's memory on disk: the outbox's complete captures (`ID/`) say which
@@ -13,7 +14,7 @@ public final class OutboxArchive: CaptureArchive {
     public let restored: [CaptureStatus]
     public let historyLimit: Int
     /// What start-up did, for the log.
-    public let notes: [String]
+    public let notes: [LogNote]
     private let log: RequestLog
     /// Every append goes through here, in order. The kiosk thread reports outcomes and must
     /// not wait for a disk; the API's tasks wait for theirs (a request is on disk before its id
@@ -27,12 +28,12 @@ public final class OutboxArchive: CaptureArchive {
     public init(outbox: String, retention: Retention, now: Date = Date()) {
         self.outbox = outbox
         log = RequestLog(outbox: outbox)
-        var notes: [String] = []
+        var notes: [LogNote] = []
         if let note = retention.pruneNote(outbox, what: "captures") { notes.append(note) }
         let (entries, unreadable) = log.read()
-        if unreadable > 0 { notes.append("\(log.path): skipped \(unreadable) unreadable lines (a cut during a write)") }
+        if unreadable > 0 { notes.append(.warning("\(log.path): skipped \(unreadable) unreadable lines (a cut during a write)")) }
         let (stored, problems) = SignatureCapture.stored(outbox: outbox)
-        notes += problems.map { "warning: not a complete capture: \($0)" }
+        notes += problems.map { .warning("not a complete capture: \($0)") }
 
         var byID: [String: CaptureStatus] = [:], order: [String] = [], kept: [String: [RequestLog.Entry]] = [:]
         var interrupted: [RequestLog.Entry] = []
@@ -68,7 +69,7 @@ public final class OutboxArchive: CaptureArchive {
             if let capture = stored[id] {
                 if status.acknowledged != nil {
                     // Acknowledged before the crash, files not yet gone: they go now.
-                    do { try SignatureCapture.remove(id, outbox: outbox) } catch { notes.append("warning: \(error)") }
+                    do { try SignatureCapture.remove(id, outbox: outbox) } catch { notes.append(.warning("\(error)")) }
                 } else {
                     status.files = Self.files(capture)
                 }
@@ -88,11 +89,11 @@ public final class OutboxArchive: CaptureArchive {
             do {
                 try log.rewrite(history.flatMap { kept[$0.id] ?? [] })
             } catch {
-                notes.append("warning: cannot rewrite \(log.path): \(error)")
+                notes.append(.warning("cannot rewrite \(log.path): \(error)"))
             }
         }
         if !interrupted.isEmpty {
-            notes.append("signature requests interrupted by the last stop: \(interrupted.map(\.id).joined(separator: ", "))")
+            notes.append(.info("signature requests interrupted by the last stop: \(interrupted.map(\.id).joined(separator: ", "))"))
         }
         restored = history
         historyLimit = max(CaptureLimits.history, retention.keep)

@@ -165,7 +165,7 @@ public final class SignatureScreen: KioskScreen {
         message = Notice(settings.text.saving)
         let outbox = settings.outbox, samples = strokes.reduce(0) { $0 + $1.samples.count }
         let retention = settings.retention, forgetDurably = context.forgetSavedDurably
-        context.chores.run({ () -> (paths: [String], pruned: String?, forgotten: Bool) in
+        context.chores.run({ () -> (paths: [String], pruned: LogNote?, forgotten: Bool) in
             let paths = try capture.write(to: outbox)
             // The capture is on disk: now its ink leaves the journal, on disk too, before the
             // thank-you. Else a power cut right after it brings the accepted ink back for the next signer.
