@@ -98,10 +98,10 @@ public struct DeviceSigner: Sendable, Equatable {
 
     private static func readFile(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SigningError("\(path): cannot open it: \(Errno.describe(errno))") }
+        guard fd >= 0 else { throw SigningError("\(path): cannot open it", cause: SystemCallError("open", path: path)) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SigningError("\(path): cannot read it: \(Errno.describe(errno))") }
+        guard fstat(fd, &info) == 0 else { throw SigningError("\(path): cannot read it", cause: SystemCallError("fstat", path: path)) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw SigningError("\(path): not a regular file") }
         guard info.st_size <= largest else { throw SigningError("\(path): \(info.st_size) bytes is too large for a key and certificate") }
         var bytes: [UInt8] = []
@@ -109,7 +109,7 @@ public struct DeviceSigner: Sendable, Equatable {
         while true {
             let n = Glibc.read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw SigningError("\(path): cannot read it: \(Errno.describe(errno))") }
+            guard n >= 0 else { throw SigningError("\(path): cannot read it", cause: SystemCallError("read", path: path)) }
             if n == 0 { break }
             bytes += buffer.prefix(n)
             guard bytes.count <= largest else { throw SigningError("\(path): too large for a key and certificate") }

@@ -1,4 +1,5 @@
 import COpenSSL
+import InkCore
 
 /// libcrypto's objects owned by Swift: each freed once, when its owner goes.
 final class OwnedKey {
@@ -90,6 +91,13 @@ enum OpenSSL {
 
 /// What went wrong signing, or making or loading a signing identity.
 public struct SigningError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+    /// What went wrong, in the signing's terms ("/etc/inkkiosk/device.pem: cannot open it").
+    public var problem: String
+    /// The failed system call behind it, with its errno, if one was the cause.
+    public var cause: SystemCallError?
+    public init(_ problem: String, cause: SystemCallError? = nil) {
+        self.problem = problem
+        self.cause = cause
+    }
+    public var description: String { cause.map { "\(problem): \(Errno.describe($0.errno))" } ?? problem }
 }

@@ -82,8 +82,9 @@ public enum SigningIdentity {
         let pem = try generate(subject: subject, days: days)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { throw SigningError("\(path) exists already: not overwritten") }
-            throw SigningError("cannot create \(path): \(Errno.describe(errno))")
+            let failure = SystemCallError("create", path: path)
+            if failure.errno == EEXIST { throw SigningError("\(path) exists already: not overwritten") }
+            throw SigningError("cannot create \(path)", cause: failure)
         }
         do {
             defer { close(fd) }
@@ -91,10 +92,10 @@ public enum SigningIdentity {
             while written < pem.count {
                 let n = pem[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw SigningError("cannot write \(path): \(Errno.describe(errno))") }
+                guard n > 0 else { throw SigningError("cannot write \(path)", cause: SystemCallError("write", path: path)) }
                 written += n
             }
-            guard fsync(fd) == 0 else { throw SigningError("cannot sync \(path): \(Errno.describe(errno))") }
+            guard fsync(fd) == 0 else { throw SigningError("cannot sync \(path)", cause: SystemCallError("fsync", path: path)) }
             return try DeviceSigner(pem: pem, path: path)
         } catch {
             unlink(path)

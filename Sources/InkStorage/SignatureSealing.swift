@@ -13,8 +13,10 @@ import Glibc
 public struct KeyFileError: Error, CustomStringConvertible, Equatable {
     public var path: String
     public var problem: String
-    public var description: String { "\(path): \(problem)" }
-    init(_ path: String, _ problem: String) { self.path = path; self.problem = problem }
+    /// The failed system call behind it, with its errno, if one was the cause.
+    public var cause: SystemCallError?
+    public var description: String { "\(path): \(problem)" + (cause.map { ": \(Errno.describe($0.errno))" } ?? "") }
+    init(_ path: String, _ problem: String, cause: SystemCallError? = nil) { self.path = path; self.problem = problem; self.cause = cause }
 }
 
 /// The X25519 public key signatures are encrypted to: the PEM `openssl pkey -pubout` writes
@@ -167,10 +169,10 @@ enum KeyText {
 
     static func read(_ path: String) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KeyFileError(path, "cannot open it: \(Errno.describe(errno))") }
+        guard fd >= 0 else { throw KeyFileError(path, "cannot open it", cause: SystemCallError("open", path: path)) }
         let handle = OwnedFileDescriptor(fd)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw KeyFileError(path, "cannot read it: \(Errno.describe(errno))") }
+        guard fstat(fd, &info) == 0 else { throw KeyFileError(path, "cannot read it", cause: SystemCallError("fstat", path: path)) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw KeyFileError(path, "not a regular file") }
         guard info.st_size <= largest else { throw KeyFileError(path, "\(info.st_size) bytes is too large for a key file") }
         do { return try handle.readToEnd() ?? Data() } catch { throw KeyFileError(path, "cannot read it: \(error)") }

@@ -25,6 +25,8 @@ public struct WorksheetError: Error, CustomStringConvertible, Equatable {
     public let kind: Kind
     public let path: String
     public let detail: String
+    /// The failed system call behind it, with its errno, if one was the cause.
+    public var cause: SystemCallError? = nil
     /// The path with its control characters escaped: a hostile name cannot forge a log line.
     public var description: String { "\(WorksheetFile.printable(path)): \(detail)" }
 }

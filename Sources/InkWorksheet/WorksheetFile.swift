@@ -62,7 +62,7 @@ enum WorksheetFile {
             if errno == ENOENT && path.split(separator: "/").last?.unicodeScalars.contains("\u{FFFD}") == true {
                 throw WorksheetError(kind: .badName, path: path, detail: "its name is not UTF-8 text: refused")
             }
-            throw cannotRead(path)
+            throw cannotRead(path, "lstat")
         }
         if let (kind, why) = kindProblem(info.st_mode) { throw WorksheetError(kind: kind, path: path, detail: why) }
         return info
@@ -77,10 +77,10 @@ enum WorksheetFile {
         guard fd >= 0 else {
             // ELOOP: a link put in its place since the look.
             if errno == ELOOP { throw WorksheetError(kind: .link, path: path, detail: "a link, not a file: refused") }
-            throw cannotRead(path)
+            throw cannotRead(path, "open")
         }
         var opened = stat()
-        guard fstat(fd, &opened) == 0 else { let e = cannotRead(path); close(fd); throw e }
+        guard fstat(fd, &opened) == 0 else { let e = cannotRead(path, "fstat"); close(fd); throw e }
         if let (kind, why) = kindProblem(opened.st_mode) { close(fd); throw WorksheetError(kind: kind, path: path, detail: why) }
         guard opened.st_dev == looked.st_dev && opened.st_ino == looked.st_ino else {
             close(fd)
@@ -93,8 +93,8 @@ enum WorksheetFile {
     }
 
     /// The error of a failed system call on `path`, with its errno.
-    static func cannotRead(_ path: String) -> WorksheetError {
-        let code = errno
-        return WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(Errno.describe(code))")
+    static func cannotRead(_ path: String, _ operation: String = "open") -> WorksheetError {
+        let failure = SystemCallError(operation, path: path)
+        return WorksheetError(kind: .unreadable, path: path, detail: "cannot read it: \(Errno.describe(failure.errno))", cause: failure)
     }
 }

@@ -156,7 +156,7 @@ extension Worksheet {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw WorksheetFile.cannotRead(path) }
+            guard n >= 0 else { throw WorksheetFile.cannotRead(path, "read") }
             if n == 0 { break }
             total += n
             guard total <= maxBytes else {

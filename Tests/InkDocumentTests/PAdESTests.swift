@@ -236,6 +236,8 @@ private func byteRange(_ dictionary: PDFDictionary) -> [Int64] { dictionary["Byt
                 Issue.record("\(name) was taken")
             } catch let error as SigningError {
                 #expect(error.description.hasPrefix("\(path): ") && error.description.contains(message), "\(error)")
+                // A file that cannot be read keeps the system call's errno, not only its words.
+                #expect(error.cause?.errno == (text == nil ? ENOENT : nil), "\(name): \(String(describing: error.cause))")
             }
         }
     }

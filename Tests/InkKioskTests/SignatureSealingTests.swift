@@ -270,6 +270,9 @@ struct SignatureEncryption {
             let said = problem { try SealingKey.load(path: path) }
             #expect(said.hasPrefix(expected), "\(path): \(said)")
         }
+        // A file that cannot be opened keeps the system call's errno, not only its words.
+        let missing = #expect(throws: KeyFileError.self) { try SealingKey.load(path: "\(dir)/missing.pub") }
+        #expect(missing?.cause?.errno == ENOENT && missing?.cause?.path == "\(dir)/missing.pub")
         let privateCases: [(String, String)] = [
             (x.pub, "\(x.pub): this is the public key: decrypting needs the private key"),
             (ed.key, "\(ed.key): not an X25519 key: this is an Ed25519 private key"),

@@ -64,6 +64,7 @@ import InkWorksheetTestSupport
         let missing = refusal { try Worksheet(path: "\(dir)/missing.pdf") }
         #expect(missing?.kind == .unreadable && missing?.description.hasPrefix("\(dir)/missing.pdf: cannot read it: ") == true
                 && missing?.detail.hasSuffix("No such file or directory (ENOENT)") == true, "\(String(describing: missing))")
+        #expect(missing?.cause?.errno == ENOENT && missing?.cause?.operation == "lstat")
         // The kind alone, as lstat reports it.
         #expect(WorksheetFile.kindProblem(S_IFSOCK)?.detail == "a socket, not a file: refused")
         #expect(WorksheetFile.kindProblem(S_IFBLK)?.kind == .notAFile && WorksheetFile.kindProblem(S_IFREG) == nil)

@@ -32,7 +32,8 @@ public final class InklogStream {
         self.chunk = chunk
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else {
-            throw InklogError(file: path, line: 0, message: "cannot read the file: \(Errno.describe(errno))")
+            let failure = SystemCallError("open", path: path)
+            throw InklogError(file: path, line: 0, message: "cannot read the file: \(Errno.describe(failure.errno))", cause: failure)
         }
         self.file = file
         var buffer: [UInt8] = []
@@ -91,7 +92,8 @@ public final class InklogStream {
             buffer.removeLast(chunk - max(n, 0))
             if n < 0 {
                 if failure == EINTR { continue }
-                throw InklogError(file: path, line: 0, message: "cannot read the file: \(Errno.describe(failure))")
+                throw InklogError(file: path, line: 0, message: "cannot read the file: \(Errno.describe(failure))",
+                                  cause: SystemCallError("read", path: path, errno: failure))
             }
             if n == 0 { atEnd = true }
         }
