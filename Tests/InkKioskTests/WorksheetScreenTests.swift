@@ -53,7 +53,9 @@ import InkWorksheetTestSupport
     func open(_ name: String, in booth: Booth) throws {
         try booth.tap(.openWorksheets)
         let entries = try #require(try classroom(booth).shelf?.entries)
-        let index = try #require(entries.firstIndex { $0.name == name }, "\(name) not in \(entries.map(\.name))")
+        // A name missing from the list says what was wrong with each entry (its reader's refusal).
+        let index = try #require(entries.firstIndex { $0.name == name },
+                                 "\(name) not in \(entries.map { "\($0.name): \($0.problem.map { "\($0.kind) \($0)" } ?? "ok")" })")
         try booth.tap(.chooseWorksheet(index))
     }
 
