@@ -81,9 +81,7 @@ final class DRMCursor {
     }
 
     private func check(_ r: Int32, _ what: String) {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        let now = Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        let now = monotonicNow()
         if r != 0 {
             if let line = failures.failed(what, errno: -r, now: now) { log.warning("\(line)") }
         } else if failures.isFailing(what), let line = failures.succeeded(what, now: now) {

@@ -141,11 +141,7 @@ public final class DRMDisplay: Display, CursorPlane {
 
     private var modeName: String { "\(mode.hdisplay)x\(mode.vdisplay)@\(mode.vrefresh)" }
     private var screenSize: PixelSize { PixelSize(width: Int(mode.hdisplay), height: Int(mode.vdisplay)) }
-    private func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
+    private func now() -> Double { monotonicNow() }
 
     // MARK: frames
 

@@ -113,13 +113,11 @@ public final class LibinputSeat {
     /// Reads what the kernel has and returns it, translated, in kernel-time order.
     public func dispatch() -> [SeatEvent] {
         let what = "reading input events (libinput_dispatch)"
-        var clock = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &clock)
-        let now = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
         let result = libinput_dispatch(li)
+        // The clock is read only when there is something to log: this runs at every input wake-up.
         if result < 0 {
-            if let line = failures.failed(what, errno: -result, now: now) { log.error("\(line)") }
-        } else if failures.isFailing(what), let line = failures.succeeded(what, now: now) {
+            if let line = failures.failed(what, errno: -result, now: monotonicNow()) { log.error("\(line)") }
+        } else if failures.isFailing(what), let line = failures.succeeded(what, now: monotonicNow()) {
             log.notice("\(line)")
         }
         var out: [SeatEvent] = []
