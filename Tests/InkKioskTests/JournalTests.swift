@@ -349,7 +349,8 @@ private func fileSize(_ path: String) -> Int {
                             true, [[1e308, -1e308, 0, 0, 0, 0, 1e19]], [[Double]](repeating: [0, 0, 0.5, 1, 0, 10, 0], count: 3)]
         var decodedBadOnes = 0, renderedBadOnes = 0
         let display = try OffscreenDisplay(size: PixelSize(width: 320, height: 200))
-        for n in 0..<10_000 {
+        let cases = Emulation.cases(10_000)
+        for n in 0..<cases {
             var object = objects[rng.below(objects.count)]
             let keys = Array(object.keys)
             switch rng.below(4) {
@@ -406,7 +407,7 @@ private func fileSize(_ path: String) -> Int {
             }
         }
         #expect(decodedBadOnes > 100, "the fuzzing reached the decoder's checks")
-        print("journal fuzz: 10000 records, \(decodedBadOnes) accepted as valid edits (\(renderedBadOnes) drawn), the rest cut with a warning")
+        print("journal fuzz: \(cases) records, \(decodedBadOnes) accepted as valid edits (\(renderedBadOnes) drawn), the rest cut with a warning")
     }
 
     private static func record(_ payload: [UInt8]) -> [UInt8] {

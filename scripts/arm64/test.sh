@@ -11,6 +11,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 X86=${1:-.build/release/inkkiosk}
+# Seconds the unit tests may take under emulation (about 3 min on 2 idle cores).
+UNIT_TEST_LIMIT=${ARM64_UNIT_TEST_LIMIT:-1200}
 [[ -x $X86 ]] || { echo "arm64: $X86 is missing; run 'make release' first" >&2; exit 1; }
 # The replay comparison reads PNGs with Pillow (python3-pil), which only the VM proof's set has.
 scripts/install-deps.sh --e2e || exit 1
@@ -31,12 +33,35 @@ unit_tests() {
     runtime=$cache/swift/usr/libexec/swift/lib/swift/linux:$cache/swift/usr/lib/aarch64-linux-gnu
     # QEMU_LD_PREFIX, not -L: the tests start `inkkiosk` as a child, which binfmt hands to qemu
     # too, and the variable reaches it. The runtime's libraries: the test bundle links them.
-    QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime \
+    # INKKIOSK_TESTS_EMULATED: the tests that make thousands of cases make an eighth of them
+    # (Tests/InkTestSupport/Emulation.swift). A bound on the whole run: a test that hangs under
+    # emulation fails this step with its name, instead of holding `make test` until CI's limit.
+    QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime INKKIOSK_TESTS_EMULATED=1 \
+        timeout --kill-after=20 "$UNIT_TEST_LIMIT" \
         .build-arm64/aarch64-unknown-linux-gnu/debug/inkkioskPackageTests.xctest --testing-library swift-testing \
         >out/arm64/unit-tests.log 2>&1
     local status=$?
     grep -E '^(✘|✔ Test run)' out/arm64/unit-tests.log | tail -n 20
+    if ((status == 124 || status == 137)); then
+        echo "arm64: the unit tests did not end within $UNIT_TEST_LIMIT s; still running then:"
+        unfinished_tests out/arm64/unit-tests.log | sed 's/^/  /'
+    fi
+    slowest_tests out/arm64/unit-tests.log
     return $status
+}
+
+# The tests a swift-testing log says started and never said they ended.
+unfinished_tests() {
+    awk '/^◇ Test .* started\.$/ { name = $0; sub(/^◇ Test /, "", name); sub(/ started\.$/, "", name); open[name] = 1 }
+         /^(✔|✘|➜) Test / { name = $0; sub(/^(✔|✘|➜) Test /, "", name); sub(/ (with [0-9]+ test cases? )?(passed|failed|skipped|recorded).*$/, "", name); delete open[name] }
+         END { for (n in open) print n }' "$1" | sort | head -n 40
+}
+
+# The five tests that took longest (a test's time includes its wait for a free thread).
+slowest_tests() {
+    grep -E '^✔ Test .* passed after [0-9.]+ seconds' "$1" | grep -v 'Test run with' |
+        sed -E 's/^✔ Test (.*) passed after ([0-9.]+) seconds.*/\2 s  \1/' | sort -rn | head -n 5 |
+        sed 's/^/arm64: slowest: /'
 }
 
 step "cross build (binary and unit tests)" scripts/arm64/build.sh --tests
