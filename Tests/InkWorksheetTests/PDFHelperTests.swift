@@ -99,11 +99,15 @@ import InkWorksheetTestSupport
         // Dead once its parent, the helper's client, could reap it: WNOWAIT asks without reaping.
         // (A "Z" in /proc comes earlier: the first thread is a zombie while the others still exit,
         // and under qemu-user there are several.)
+        // ECHILD: reaped already (gone all the same).
         func reapable() -> Bool {
             var info = siginfo_t()
-            return waitid(P_PID, id_t(first), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == first
+            if waitid(P_PID, id_t(first), &info, WEXITED | WNOHANG | WNOWAIT) != 0 { return errno == ECHILD }
+            return info._sifields._sigchld.si_pid == first
         }
-        while !reapable() { usleep(1000) }
+        let deadline = Date().addingTimeInterval(30)
+        while !reapable() && Date() < deadline { usleep(1000) }
+        try #require(reapable(), "the killed helper \(first) ended within 30 s")
         #expect(try sheet.page(2).pageWidth == 595, "opened again in a new helper")
         #expect(helper.pid != nil && helper.pid != first)
         #expect(watch.strikes(for: path) == 0)
