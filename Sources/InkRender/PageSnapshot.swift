@@ -35,7 +35,9 @@ public struct PageSnapshot: Sendable {
                 Self.encode(row, count: width, into: &out)
             }
         } ?? ()
-        words = out
+        // Exactly as long as the picture: the array grew by doubling, and up to half of it
+        // would stay empty for as long as the page is kept.
+        words = out.withUnsafeBufferPointer { Array($0) }
         rowStarts = starts
     }
 
