@@ -42,12 +42,12 @@ public struct Stroke: Sendable, Equatable {
 
     public mutating func append(_ sample: Sample) {
         if samples.isEmpty { samples.base = sample.time }
-        let previous = samples.stored.last.map { Double($0.nibAngle) }
+        let previous = samples.stored.last.map { $0.nibRadians }
         // The nib angle from the sample as it will be given back, so a stroke rebuilt from its
         // journalled samples gets the same angles.
         var kept = StoredSample(sample, base: samples.base, nibAngle: 0)
         let given = kept.sample(base: samples.base, updateIndex: nil)
-        kept.nibAngle = Float(brush.nibAngle(for: given, previous: previous))
+        kept.nibRadians = brush.nibAngle(for: given, previous: previous)
         samples.stored.append(kept)
         if kept.expectsUpdate, let index = sample.updateIndex {
             samples.pending.append((samples.stored.count - 1, index))
@@ -67,9 +67,9 @@ public struct Stroke: Sendable, Equatable {
         let base = samples.base
         for j in i..<samples.count {
             let sample = j == i ? s : samples[j]
-            let previous = j > 0 ? Double(samples.stored[j - 1].nibAngle) : nil
+            let previous = j > 0 ? samples.stored[j - 1].nibRadians : nil
             var kept = StoredSample(sample, base: base, nibAngle: 0)
-            kept.nibAngle = Float(brush.nibAngle(for: kept.sample(base: base, updateIndex: nil), previous: previous))
+            kept.nibRadians = brush.nibAngle(for: kept.sample(base: base, updateIndex: nil), previous: previous)
             samples.stored[j] = kept
         }
         centreBounds = Rect.bounding(samples.indices.map { samples.location(at: $0) })
