@@ -7,6 +7,7 @@
 #include <linux/vt.h>
 #include <signal.h>
 #include <termios.h>
+#include <malloc.h>
 
 /* Console ioctls: ioctl() is variadic, which Swift cannot call directly. */
 static inline int ik_kd_get_mode(int fd, int *mode) { return ioctl(fd, KDGETMODE, mode); }

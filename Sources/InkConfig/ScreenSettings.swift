@@ -42,7 +42,7 @@ public struct ScreenLook: Sendable, Equatable {
 /// Undo steps per page, and RAM for the pictures of pages not on screen (`[limits]`).
 public struct NotebookLimits: Sendable, Equatable {
     public var undoDepth = Document.defaultUndoDepth
-    public var pageCacheMB = 64
+    public var pageCacheMB = 2
 
     public init() {}
 }

@@ -18,7 +18,7 @@ public struct PipelineOptions: Sendable {
     /// Undo steps kept per page.
     public var undoDepth = Document.defaultUndoDepth
     /// RAM for pictures of the pages not on screen (a page turn then costs a copy, not a repaint).
-    public var pageCacheBytes = 64 << 20
+    public var pageCacheBytes = 2 << 20
     public init() {}
 }
 

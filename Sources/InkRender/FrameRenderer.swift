@@ -82,7 +82,7 @@ public final class FrameRenderer {
     /// being drawn on it.
     public func snapshotCanvas() -> PageSnapshot? {
         guard !canvasStale, layers.isEmpty else { return nil }
-        return PageSnapshot(of: canvas, backdrop: paperID)
+        return PageSnapshot(of: canvas, backdrop: paperID, deflated: true)
     }
 
     /// Counts backdrop changes (a snapshot painted on another backdrop is not shown).
@@ -128,7 +128,7 @@ public final class FrameRenderer {
         let ctx = CairoContext(surface)
         for stroke in strokes { ShapePainter.drawStroke(stroke, in: ctx.cr) }
         cairo_surface_flush(surface.surface)
-        return PageSnapshot(of: surface, backdrop: backdrop.backdrop)
+        return PageSnapshot(of: surface, backdrop: backdrop.backdrop, deflated: true)
     }
 
     /// The decorations under the ink; a change repaints the canvas.

@@ -76,7 +76,7 @@ struct JournalEntry: Codable, Equatable {
             tool = b.tool.rawValue
             packedBrush = [b.color.r, b.color.g, b.color.b, b.color.a, b.width, b.nibThickness, b.azimuthLockAltitude,
                            b.fallbackNibAngle] + b.pressureCurve.points.flatMap { [$0.x, $0.y] }
-            packed = stroke.samples
+            packed = Array(stroke.samples)
         case .erased(let list): op = "erase"; ids = list
         case .undo: op = "undo"
         case .redo: op = "redo"

@@ -9,6 +9,7 @@ import InkRender
 import InkDisplay
 import InkStorage
 import InkKiosk
+import InkConfig
 #if canImport(Glibc)
 import InkPipeline
 #endif
@@ -33,6 +34,9 @@ struct SoakCommand: ParsableCommand {
 
     @Option(help: "Classroom pages (the strokes are spread over them; the first page gets 1000).")
     var pages = 60
+
+    @Option(help: "RAM for the pictures of pages not shown, MB (default: the config's [limits] page_cache_mb).")
+    var pageCacheMb = ScreenSettings().notebook.pageCacheMB
 
     @Option(help: "Shop signatures.")
     var signatures = 500
@@ -63,6 +67,10 @@ struct SoakCommand: ParsableCommand {
         var inkAndPagesMiB: [Double]
         var restMiB: [Double]
         var restAfterWarmupRatio: Double
+        /// The notebook's sample buffers over the samples they hold (pages and undo history).
+        var bytesPerSample: Double?
+        /// The most resident memory the process had during the day (ru_maxrss), MiB.
+        var peakMiB: Double
         var journalBytes: Int
         var compactedBytes: Int
         var journalToCompacted: Double
@@ -98,6 +106,7 @@ struct SoakCommand: ParsableCommand {
         let journalPath = "\(root)/classroom.inkj"
         var options = PipelineOptions()
         options.paletteOverlay = false
+        options.pageCacheBytes = pageCacheMb << 20
         let display = try OffscreenDisplay(size: size)
         let pipeline = try FramePipeline(settings: InteractionSettings(screen: size), devices: [], display: display, options: options)
         let pen = SoakPen(pipeline: pipeline)
@@ -113,6 +122,7 @@ struct SoakCommand: ParsableCommand {
             let t0 = monotonicNow()
             action()
             try pipeline.renderFrame()
+            defer { FreeMemory.returnSoon() }   // as the classroom screen does after a turn
             return (monotonicNow() - t0) * 1000
         }
 
@@ -147,6 +157,8 @@ struct SoakCommand: ParsableCommand {
                 held.append(Self.inkMiB(pipeline.notebook) + Double(pipeline.snapshots.bytes) / 1_048_576)
             }
         }
+        let peak = Self.peakMiB()
+        let perSample = Self.bytesPerSample(pipeline.notebook)
         _ = writer.stop(timeout: 30)
         let wall = monotonicNow() - start
         let state = writer.state
@@ -157,6 +169,7 @@ struct SoakCommand: ParsableCommand {
         return Report(day: "classroom", strokes: strokes, pages: pipeline.notebook.count, samples: pipeline.samplesReceived,
                       wallSeconds: wall, rssMiB: rss, rssAfterWarmupRatio: Self.flatness(rss),
                       inkAndPagesMiB: held, restMiB: rest, restAfterWarmupRatio: Self.flatness(rest),
+                      bytesPerSample: perSample, peakMiB: peak,
                       journalBytes: fileBytes, compactedBytes: compacted,
                       journalToCompacted: compacted > 0 ? Double(fileBytes) / Double(compacted) : 0,
                       compactions: state.compactions, startupMs: startup,
@@ -204,6 +217,7 @@ struct SoakCommand: ParsableCommand {
         return Report(day: "shop", strokes: pipeline.samplesReceived > 0 ? signatures : 0, pages: 1, samples: pipeline.samplesReceived,
                       wallSeconds: wall, rssMiB: rss, rssAfterWarmupRatio: Self.flatness(rss),
                       inkAndPagesMiB: [], restMiB: rss, restAfterWarmupRatio: Self.flatness(rss),
+                      bytesPerSample: nil, peakMiB: Self.peakMiB(),
                       journalBytes: fileBytes, compactedBytes: StrokeJournal.magic.count,
                       journalToCompacted: Double(fileBytes) / Double(StrokeJournal.magic.count),
                       compactions: state.compactions,
@@ -251,12 +265,32 @@ struct SoakCommand: ParsableCommand {
         return hi / lo
     }
 
-    /// What the notebook's strokes (on the pages and in their undo history) take in RAM: each
-    /// sample and its nib angle, each stroke and its two arrays' headers.
+    /// What the notebook's strokes (on the pages and in their undo history) take in RAM: their
+    /// sample buffers, each stroke and its buffer's header (and malloc's) besides.
     static func inkMiB(_ notebook: Notebook) -> Double {
-        let strokes = notebook.pages.reduce(0) { $0 + $1.held.strokes }, samples = notebook.pages.reduce(0) { $0 + $1.held.samples }
-        let bytes = samples * (MemoryLayout<Sample>.stride + MemoryLayout<Double>.stride) + strokes * (MemoryLayout<Stroke>.stride + 64)
-        return Double(bytes) / 1_048_576
+        var strokes = 0, bytes = 0
+        for page in notebook.pages {
+            let held = page.held
+            strokes += held.strokes; bytes += held.bytes
+        }
+        return Double(bytes + strokes * (MemoryLayout<Stroke>.stride + 48)) / 1_048_576
+    }
+
+    /// The sample buffers' bytes over the samples they hold.
+    static func bytesPerSample(_ notebook: Notebook) -> Double {
+        var samples = 0, bytes = 0
+        for page in notebook.pages {
+            let held = page.held
+            samples += held.samples; bytes += held.bytes
+        }
+        return samples > 0 ? Double(bytes) / Double(samples) : 0
+    }
+
+    /// The process's peak resident memory so far (Linux gives ru_maxrss in KiB).
+    static func peakMiB() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        return Double(usage.ru_maxrss) / 1024
     }
 
     static func residentMiB() -> Double {
@@ -274,10 +308,11 @@ struct SoakCommand: ParsableCommand {
             print("  of which ink+pages \(r.inkAndPagesMiB.map { f($0) }.joined(separator: " ")) MiB (the notebook's strokes, the page pictures)")
             print("  the rest           \(r.restMiB.map { f($0) }.joined(separator: " ")) MiB; after warm-up max/min \(f(r.restAfterWarmupRatio, 3))")
         }
+        print("  peak resident      \(f(r.peakMiB)) MiB (ru_maxrss)" + (r.bytesPerSample.map { "; \(f($0)) bytes per stored sample" } ?? ""))
         print("  journal            \(r.journalBytes) bytes, compacted \(r.compactedBytes) bytes (\(f(r.journalToCompacted, 2))×), \(r.compactions) compactions")
         print("  start-up after it  \(f(r.startupMs)) ms (journal read, notebook rebuilt, first frame painted)")
         if let t = r.pageTurnMs {
-            print("  page turn          median \(f(t.median, 2)) ms  p99 \(f(t.p99, 2)) ms  max \(f(t.max, 2)) ms (\(r.pageTurnAt1000Ms.map { "to the 1000-stroke page: \(f($0, 2)) ms; " } ?? "")page cache \(f(r.pageCacheMiB ?? 0)) MiB)")
+            print("  page turn          median \(f(t.median, 2)) ms  p99 \(f(t.p99, 2)) ms  max \(f(t.max, 2)) ms (\(r.pageTurnAt1000Ms.map { "to the 1000-stroke page: \(f($0, 2)) ms; " } ?? "")page cache \(f(r.pageCacheMiB ?? 0)) MiB of \(pageCacheMb))")
         }
         if let a = r.acceptMs {
             print("  accept (4 files)   median \(f(a.median, 1)) ms  p99 \(f(a.p99, 1)) ms; outbox holds \(r.outboxCaptures ?? 0) captures")

@@ -149,7 +149,7 @@ private struct Rig {
         #expect(first.estimatesExpectingUpdate.contains(.pressure))
         rig.send(.axis(rig.axes(0.21, 0.2, pressure: 0.8)))
         let updated = try #require(rig.document.active.values.first?.samples.first)
-        #expect(updated.pressure == 0.8)
+        #expect(abs(updated.pressure - 0.8) < 1e-5, "as a stroke keeps it (65536ths)")
         #expect(updated.estimated.isEmpty && updated.estimatesExpectingUpdate.isEmpty)
     }
 
@@ -264,7 +264,7 @@ private func finger(_ rig: inout Rig, slot: Int = 0, y: Double, end: InkEventKin
         let stroke = try #require(rig.document.strokes.first)
         #expect(stroke.samples.count == 3)
         let last = try #require(stroke.samples.last)
-        #expect(abs(last.location.x - 0.31 * 1600) < 1e-6 && last.pressure == 0.7)
+        #expect(abs(last.location.x - 0.31 * 1600) < 1e-4 && abs(last.pressure - 0.7) < 1e-5)
     }
 
     /// Controllers glitch on release: 0,0, the axis maximum, a stale place far away. The stroke

@@ -9,10 +9,11 @@ import Testing
     }
 
     @Test func aPenStrokeIsOnePathPerWidthOfCurvesThroughItsSamples() {
-        let s = stroke(.pen, [(0, 0, 1), (10, 0, 1), (20, 5, 1), (30, 5, 0.2), (40, 0, 0.2)])
+        // Pressures a stroke keeps exactly (single precision).
+        let s = stroke(.pen, [(0, 0, 1), (10, 0, 1), (20, 5, 1), (30, 5, 0.25), (40, 0, 0.25)])
         let figures = StrokeVectors.figures(of: s)
-        // Pieces 1, 2 are 10 px wide; piece 3 is (10 + 2) / 2 = 6; piece 4 is 2.
-        #expect(figures.map(\.painting) == [.stroke(width: 10), .stroke(width: 6), .stroke(width: 2)])
+        // Pieces 1, 2 are 10 px wide; piece 3 is (10 + 2.5) / 2 = 6.25; piece 4 is 2.5.
+        #expect(figures.map(\.painting) == [.stroke(width: 10), .stroke(width: 6.25), .stroke(width: 2.5)])
         #expect(figures[0].segments.first == .move(Point(0, 0)) && figures[0].segments.count == 3)
         if case .cubic(_, _, let end)? = figures[0].segments.last { #expect(end == Point(20, 5)) } else { Issue.record("not a curve") }
         #expect(figures[1].segments.first == .move(Point(20, 5)), "the next run starts where the last ended")

@@ -1,4 +1,5 @@
 import Testing
+import InkConfig
 import InkCore
 import InkRender
 import InkDisplay
@@ -38,6 +39,28 @@ import InkTestSupport
 
         // The same page painted from its strokes, as after a restart.
         pipeline.restore(pipeline.notebook.compacted())
+        try pipeline.renderFrame()
+        #expect(differing(display.screen, left, tolerance: 24) < 50)
+    }
+
+    /// Without RAM for the pictures of pages not shown (`[limits] page_cache_mb = 0`), the page
+    /// left keeps no picture and is painted again from its ink on return: it looks as it was left.
+    @Test func aPageWhosePictureWasDroppedLooksTheSameOnReturn() throws {
+        var settings = ScreenSettings()
+        settings.notebook.pageCacheMB = 0
+        let r = try replay("pressure", screen: settings)
+        let pipeline = r.pipeline, display = pipeline.display as! OffscreenDisplay
+        try pipeline.renderFrame()
+        let left = try ImageSurface(size: display.size, format: .xrgb)
+        left.copy(from: display.screen, in: [Rect(x: 0, y: 0, width: Double(display.size.width), height: Double(display.size.height))])
+        #expect(Screen(left).inkCount(x0: 0, y0: 0, x1: display.size.width, y1: display.size.height) > 500)
+
+        pipeline.addPage()
+        try pipeline.renderFrame()
+        #expect(!pipeline.snapshots.has(0), "no picture kept")
+        #expect(pipeline.snapshots.bytes == 0)
+
+        pipeline.turn(to: 0)
         try pipeline.renderFrame()
         #expect(differing(display.screen, left, tolerance: 24) < 50)
     }

@@ -151,8 +151,8 @@ import InkWorksheetTestSupport
         let pages: [[Stroke]] = [[first], [], [second]]
         let bytes = try StrokeTransfer.encode(pages)
         let back = try #require(StrokeTransfer.decode(bytes))
-        let samplesBack: [[[Sample]]] = back.map { page in page.map { $0.samples } }
-        let samplesSent: [[[Sample]]] = pages.map { page in page.map { $0.samples } }
+        let samplesBack: [[[Sample]]] = back.map { page in page.map { Array($0.samples) } }
+        let samplesSent: [[[Sample]]] = pages.map { page in page.map { Array($0.samples) } }
         let brushesBack: [[Brush]] = back.map { page in page.map { $0.brush } }
         let brushesSent: [[Brush]] = pages.map { page in page.map { $0.brush } }
         #expect(samplesBack == samplesSent)

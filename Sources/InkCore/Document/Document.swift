@@ -129,7 +129,7 @@ public struct Document: Sendable {
         let s = stroke.samples
         for probe in probes {
             for i in s.indices {
-                let a = s[max(i - 1, 0)].location, b = s[i].location
+                let a = s.location(at: max(i - 1, 0)), b = s.location(at: i)
                 let halfInk = stroke.brush.inkWidth(pressure: s[i].pressure) / 2
                 if distance(from: probe, toSegment: a, b) <= radius + halfInk { return true }
             }
@@ -261,18 +261,20 @@ public struct Document: Sendable {
     }
 
     /// The strokes and samples this page holds in its ink and its history (erased and cleared
-    /// strokes stay while undo can bring them back): what its memory grows with.
-    public var held: (strokes: Int, samples: Int) {
-        var held: [StrokeID: Int] = [:]
-        for s in strokes { held[s.id] = s.samples.count }
+    /// strokes stay while undo can bring them back), and the bytes their samples take: what
+    /// its memory grows with.
+    public var held: (strokes: Int, samples: Int, bytes: Int) {
+        var held: [StrokeID: (samples: Int, bytes: Int)] = [:]
+        func hold(_ s: Stroke) { held[s.id] = (s.samples.count, s.samples.bytes) }
+        for s in strokes { hold(s) }
         for step in undoStack + redoStack {
             switch step {
-            case .added(let s): held[s.id] = s.samples.count
-            case .erased(let removed): for (_, s) in removed { held[s.id] = s.samples.count }
-            case .cleared(let all): for s in all { held[s.id] = s.samples.count }
+            case .added(let s): hold(s)
+            case .erased(let removed): for (_, s) in removed { hold(s) }
+            case .cleared(let all): for s in all { hold(s) }
             }
         }
-        return (held.count, held.values.reduce(0, +))
+        return (held.count, held.values.reduce(0) { $0 + $1.samples }, held.values.reduce(0) { $0 + $1.bytes })
     }
 
     /// What changed since the last call; the renderer repaints from it.

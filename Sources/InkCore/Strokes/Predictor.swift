@@ -13,7 +13,8 @@ public struct Predictor: Sendable, Equatable {
 
     public init(horizon: Double) { self.horizon = horizon }
 
-    public func predict(from samples: [Sample]) -> [Sample] {
+    public func predict<Samples: RandomAccessCollection>(from samples: Samples) -> [Sample]
+        where Samples.Element == Sample, Samples.Index == Int {
         guard horizon > 0, let last = samples.last, samples.count >= 2 else { return [] }
         var first = samples.count - 1
         while first > 0, last.time - samples[first - 1].time <= window { first -= 1 }

@@ -22,9 +22,11 @@ public struct Stroke: Sendable, Equatable {
     public var brush: Brush
     public var source: StrokeSource
     public var state: StrokeState = .active
-    public private(set) var samples: [Sample] = []
+    /// The samples as kept (`StoredSample`): each is rounded when it arrives, so the live
+    /// screen, re-renders, exports, the journal and recovery all see the same values.
+    public private(set) var samples = StrokeSamples()
     /// The calligraphy nib's direction at each sample, after the azimuth lock.
-    public private(set) var nibAngles: [Double] = []
+    public var nibAngles: StrokeSamples.NibAngles { samples.nibAngles }
     /// Where this frame's samples start; all but the last of them are coalesced.
     private var frameStart = 0
     /// The box around the sample positions, kept as samples arrive (erasing and repainting ask often).
@@ -32,44 +34,59 @@ public struct Stroke: Sendable, Equatable {
 
     public init(id: StrokeID, brush: Brush, source: StrokeSource, samples: [Sample] = [], state: StrokeState = .active) {
         self.id = id; self.brush = brush; self.source = source
+        self.samples.stored.reserveCapacity(samples.count)
         for sample in samples { append(sample) }
         self.state = state
         frameStart = self.samples.count
     }
 
     public mutating func append(_ sample: Sample) {
-        var s = sample
-        s.isPredicted = false
-        samples.append(s)
-        centreBounds = centreBounds.including(s.location)
-        nibAngles.append(brush.nibAngle(for: s, previous: nibAngles.last))
+        if samples.isEmpty { samples.base = sample.time }
+        let previous = samples.stored.last.map { $0.nibRadians }
+        // The nib angle from the sample as it will be given back, so a stroke rebuilt from its
+        // journalled samples gets the same angles.
+        var kept = StoredSample(sample, base: samples.base, nibAngle: 0)
+        let given = kept.sample(base: samples.base, updateIndex: nil)
+        kept.nibRadians = brush.nibAngle(for: given, previous: previous)
+        samples.stored.append(kept)
+        if kept.expectsUpdate, let index = sample.updateIndex {
+            samples.pending.append((samples.stored.count - 1, index))
+        }
+        centreBounds = centreBounds.including(samples.location(at: samples.count - 1))
     }
 
     /// Replaces the pending estimates of the sample with `updateIndex`; false if none waits.
     @discardableResult
     public mutating func update(index: Int, with real: Sample) -> Bool {
-        guard let i = samples.lastIndex(where: { $0.updateIndex == index && !$0.estimatesExpectingUpdate.isEmpty }) else {
-            return false
-        }
-        samples[i].applyUpdate(from: real)
-        centreBounds = Rect.bounding(samples.map(\.location))
+        guard let p = samples.pending.lastIndex(where: { $0.updateIndex == index }) else { return false }
+        let i = samples.pending[p].position
+        samples.pending.remove(at: p)
+        var s = samples[i]
+        s.applyUpdate(from: real)
+        s.updateIndex = nil
+        let base = samples.base
         for j in i..<samples.count {
-            nibAngles[j] = brush.nibAngle(for: samples[j], previous: j > 0 ? nibAngles[j - 1] : nil)
+            let sample = j == i ? s : samples[j]
+            let previous = j > 0 ? samples.stored[j - 1].nibRadians : nil
+            var kept = StoredSample(sample, base: base, nibAngle: 0)
+            kept.nibRadians = brush.nibAngle(for: kept.sample(base: base, updateIndex: nil), previous: previous)
+            samples.stored[j] = kept
         }
+        centreBounds = Rect.bounding(samples.indices.map { samples.location(at: $0) })
         return true
     }
 
-    /// Gives back the room arrays keep for growth (up to half of a finished stroke's memory:
-    /// a notebook holds thousands of them for a whole day).
+    /// Gives back the room the sample buffer keeps for growth (up to half of a finished
+    /// stroke's memory: a notebook holds thousands of them for a whole day).
     public mutating func trim() {
-        samples = samples.withUnsafeBufferPointer { Array($0) }
-        nibAngles = nibAngles.withUnsafeBufferPointer { Array($0) }
+        samples.stored = samples.stored.withUnsafeBufferPointer { Array($0) }
+        if samples.pending.isEmpty { samples.pending = [] }
     }
 
     /// Called once per frame: samples that arrived in this frame before its last one are coalesced.
     public mutating func finishFrame() {
         if samples.count - frameStart > 1 {
-            for i in frameStart..<(samples.count - 1) { samples[i].isCoalesced = true }
+            for i in frameStart..<(samples.count - 1) { samples.stored[i].isCoalesced = true }
         }
         frameStart = samples.count
     }

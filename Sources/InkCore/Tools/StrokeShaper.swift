@@ -20,6 +20,16 @@ public struct StrokeShaper: Sendable {
 
     /// The ink of piece `k`, from `samples` and their nib angles (same count).
     public func piece(_ k: Int, samples: [Sample], nibAngles: [Double]) -> StrokePiece {
+        shape(k, samples, nibAngles)
+    }
+
+    /// The ink of piece `k` of a stroke's kept samples.
+    public func piece(_ k: Int, samples: StrokeSamples, nibAngles: StrokeSamples.NibAngles) -> StrokePiece {
+        shape(k, samples, nibAngles)
+    }
+
+    /// One body for both kinds of sample list (specialised for each by the compiler).
+    private func shape<S: SampleList, A: AngleList>(_ k: Int, _ samples: S, _ nibAngles: A) -> StrokePiece {
         precondition(k >= 0 && k < samples.count && nibAngles.count == samples.count)
         switch brush.tool {
         case .eraser:
@@ -36,7 +46,11 @@ public struct StrokeShaper: Sendable {
     private var solid: RGBA { brush.color.withAlpha(1) }
 
     /// The centre line of piece `k` (k ≥ 1): the curve from sample k−1 to k.
-    public func centreline(_ k: Int, samples s: [Sample]) -> CatmullRomSegment {
+    public func centreline(_ k: Int, samples s: [Sample]) -> CatmullRomSegment { curve(k, s) }
+
+    public func centreline(_ k: Int, samples s: StrokeSamples) -> CatmullRomSegment { curve(k, s) }
+
+    private func curve<S: SampleList>(_ k: Int, _ s: S) -> CatmullRomSegment {
         let p1 = s[k - 1].location, p2 = s[k].location
         let before = k >= 2 ? s[k - 2].location : nil
         let after = k + 1 < s.count ? s[k + 1].location : nil
@@ -59,11 +73,11 @@ public struct StrokeShaper: Sendable {
     /// line across the stroke, and the last piece ends round. The half behind the joint is the
     /// band itself. One polygon of straight edges is about half what cairo spends on a band and
     /// a separate full disc (whose arc it flattens into many more edges), on every piece drawn.
-    private func roundPiece(_ k: Int, _ s: [Sample]) -> StrokePiece {
+    private func roundPiece<S: SampleList>(_ k: Int, _ s: S) -> StrokePiece {
         let r1 = brush.inkWidth(pressure: s[k].pressure) / 2
         guard k > 0 else { return StrokePiece(shapes: [InkShape(.disc(center: s[0].location, radius: r1), solid)]) }
         let r0 = brush.inkWidth(pressure: s[k - 1].pressure) / 2
-        let pts = centreline(k, samples: s).points(spacing: spacing)
+        let pts = curve(k, s).points(spacing: spacing)
         // A pen that did not move (a dot pressed harder): no direction to round towards.
         guard pts.count >= 2, s[k - 1].location.distance(to: s[k].location) > 1e-6 else {
             return StrokePiece(shapes: [InkShape(.disc(center: s[k].location, radius: max(r0, r1)), solid)])
@@ -102,7 +116,7 @@ public struct StrokeShaper: Sendable {
     }
 
     /// Calligraphy: the nib (a thin rectangle across the lean of the pen) swept along the curve.
-    private func calligraphyPiece(_ k: Int, _ s: [Sample], _ angles: [Double]) -> StrokePiece {
+    private func calligraphyPiece<S: SampleList, A: AngleList>(_ k: Int, _ s: S, _ angles: A) -> StrokePiece {
         func nib(_ c: Point, _ angle: Double, _ length: Double) -> [Point] {
             let along = Point.direction(angle: angle) * (length / 2)
             let across = Point.direction(angle: angle).perpendicular * (brush.nibThickness / 2)
@@ -111,7 +125,7 @@ public struct StrokeShaper: Sendable {
         let len1 = brush.inkWidth(pressure: s[k].pressure)
         guard k > 0 else { return StrokePiece(shapes: [InkShape(.polygon(nib(s[0].location, angles[0], len1)), solid)]) }
         let len0 = brush.inkWidth(pressure: s[k - 1].pressure)
-        let pts = centreline(k, samples: s).points(spacing: spacing)
+        let pts = curve(k, s).points(spacing: spacing)
         let a0 = angles[k - 1], turn = shortestTurn(from: a0, to: angles[k])
         var shapes: [InkShape] = []
         var previous = nib(pts[0], a0, len0)
@@ -125,12 +139,12 @@ public struct StrokeShaper: Sendable {
     }
 
     /// Debug: a thin centre line coloured by what the end sample is, and its pen markings.
-    private func debugPiece(_ k: Int, _ s: [Sample]) -> StrokePiece {
+    private func debugPiece<S: SampleList>(_ k: Int, _ s: S) -> StrokePiece {
         let sample = s[k]
         var shapes: [InkShape] = []
         if k > 0 {
             let color: RGBA = sample.isPredicted ? .debugPredicted : sample.isCoalesced ? .debugCoalesced : .debugReal
-            shapes.append(InkShape(.polyline(centreline(k, samples: s).points(spacing: spacing), width: brush.width), color))
+            shapes.append(InkShape(.polyline(curve(k, s).points(spacing: spacing), width: brush.width), color))
         }
         shapes += DebugMarks.sampleMarks(sample)
         return StrokePiece(shapes: shapes)
@@ -176,3 +190,13 @@ func convexHull(_ points: [Point]) -> [Point] {
     }
     return Array(lower.dropLast() + upper.dropLast())
 }
+
+/// What the shaper reads samples from: an array (the overlay's predicted tail) or a stroke's
+/// kept samples.
+protocol SampleList: RandomAccessCollection where Element == Sample, Index == Int {}
+extension Array: SampleList where Element == Sample {}
+extension StrokeSamples: SampleList {}
+
+protocol AngleList: RandomAccessCollection where Element == Double, Index == Int {}
+extension Array: AngleList where Element == Double {}
+extension StrokeSamples.NibAngles: AngleList {}

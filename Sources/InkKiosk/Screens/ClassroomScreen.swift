@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import InkConfig
 import InkCore
+import InkLoop
 import InkLog
 import Logging
 import InkStorage
@@ -98,9 +99,11 @@ public final class ClassroomScreen: KioskScreen {
         case .askClear: confirmingClear = true
         case .confirmClear: pipeline.clear(); confirmingClear = false
         case .keepPage: confirmingClear = false
-        case .previousPage: pipeline.turn(to: pipeline.notebook.current - 1)
-        case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1)
-        case .addPage: pipeline.addPage()
+        // The page left became a picture and its frame's buffers are gone: malloc's free
+        // pages go back to the kernel (on a thread of its own), so the kiosk stays flat all day.
+        case .previousPage: pipeline.turn(to: pipeline.notebook.current - 1); FreeMemory.returnSoon()
+        case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1); FreeMemory.returnSoon()
+        case .addPage: pipeline.addPage(); FreeMemory.returnSoon()
         case .save: if !saving { save(context) }
         case .openWorksheets: if shelf == nil { openShelf(context) } else { shelf = nil }
         case .closeWorksheets: shelf = nil
