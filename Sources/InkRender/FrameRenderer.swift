@@ -46,10 +46,15 @@ public final class FrameRenderer {
 
     /// `frame`: where to compose the frames (XRGB, `size`), when the display's picture is RAM
     /// the renderer may draw in; else the renderer makes its own.
-    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil) throws {
+    ///
+    /// `oneSurface`: the canvas is the frame, for a renderer that draws one frame (a replay that
+    /// writes only its final picture): the ink goes straight onto the picture, with no second
+    /// screen-sized image to fault in and copy. Whatever a frame composes over the ink (a stroke
+    /// being drawn, a hover, controls) then lands on the canvas, so the frame after it repaints
+    /// the canvas from the document: still right, only slower.
+    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false) throws {
         self.size = size
         self.background = background
-        canvas = try ImageSurface(size: size, format: .xrgb)
         if let frame {
             guard frame.size == size, frame.format == .xrgb else {
                 throw RenderError("the frame to compose in is \(frame.size) \(frame.format), not \(size) XRGB")
@@ -58,8 +63,12 @@ public final class FrameRenderer {
         } else {
             self.frame = try ImageSurface(size: size, format: .xrgb)
         }
+        canvas = oneSurface ? self.frame : try ImageSurface(size: size, format: .xrgb)
         CairoContext(canvas).fill(bounds, with: background)
     }
+
+    /// The canvas is the frame (`oneSurface`).
+    private var composesOnCanvas: Bool { canvas === frame }
 
     /// The next frame repaints everything.
     public func invalidateAll() { firstFrame = true }
@@ -254,8 +263,13 @@ public final class FrameRenderer {
         let cr = ctx.cr
         let extrasArea = extras.reduce(Rect.empty) { $0.union($1.shapes.reduce(Rect.empty) { $0.union($1.path.bounds) }) }
             .outset(by: 2).integral
+        // On one surface the canvas already is the frame; what is composed over it below
+        // stays on it, so the next frame repaints the canvas from the document.
+        if composesOnCanvas && (!live.isEmpty || !extras.isEmpty || (chrome != nil && !chromeElements.isEmpty)) {
+            canvasStale = true
+        }
         for r in damage.rects {
-            ctx.copy(canvas, in: r)
+            if !composesOnCanvas { ctx.copy(canvas, in: r) }
             cairo_save(cr)
             ctx.clip(to: r)
             // Each group is only as large as its clip: kept to where the stroke (or the overlay)
