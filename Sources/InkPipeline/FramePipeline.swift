@@ -19,8 +19,9 @@ public struct PipelineOptions: Sendable {
     public var undoDepth = Document.defaultUndoDepth
     /// RAM for pictures of the pages not on screen (a page turn then costs a copy, not a repaint).
     public var pageCacheBytes = 64 << 20
-    /// Only one frame will be drawn (a replay that writes its final picture): the renderer
-    /// draws the ink straight onto the display's picture (`FrameRenderer(oneSurface:)`).
+    /// At most one frame will be drawn (a replay that writes its final picture, or only SVG or
+    /// PDF): the renderer draws the ink straight onto the display's picture, which gets its
+    /// paper with that frame (`FrameRenderer(oneSurface:)`).
     public var oneFrame = false
     public init() {}
 }

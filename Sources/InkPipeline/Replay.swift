@@ -57,7 +57,7 @@ public struct Replay {
         throws -> (pipeline: FramePipeline, stats: ReplayStats) {
         let onlyLast = options.finalPictureOnly && options.framesDirectory == nil && !options.perStrokeCost
         var pipelineOptions = options.pipeline
-        pipelineOptions.oneFrame = onlyLast && options.drawsScreen
+        pipelineOptions.oneFrame = onlyLast
         let pipeline = try FramePipeline(settings: settings, devices: devices, display: display, options: pipelineOptions)
         options.prepare?(pipeline)
         var events = EventCursor(self.events)

@@ -64,6 +64,17 @@ public final class FrameRenderer {
             self.frame = try ImageSurface(size: size, format: .xrgb)
         }
         canvas = oneSurface ? self.frame : try ImageSurface(size: size, format: .xrgb)
+        // On one surface the paper goes on with the first frame: a replay that writes only
+        // SVG or PDF draws none, and never touches the 8 MB.
+        if oneSurface { paperPending = true } else { CairoContext(canvas).fill(bounds, with: background) }
+    }
+
+    /// The canvas has not had its paper yet (`oneSurface`, before the first frame).
+    private var paperPending = false
+
+    private func putOnPaper() {
+        guard paperPending else { return }
+        paperPending = false
         CairoContext(canvas).fill(bounds, with: background)
     }
 
@@ -80,6 +91,7 @@ public final class FrameRenderer {
         layers.removeAll()
         if let snapshot, snapshot.backdrop == paperID, snapshot.size == size {
             snapshot.restore(into: canvas)
+            paperPending = false
             canvasStale = false
             firstFrame = true
         } else {
@@ -91,6 +103,7 @@ public final class FrameRenderer {
     /// being drawn on it.
     public func snapshotCanvas() -> PageSnapshot? {
         guard !canvasStale, layers.isEmpty else { return nil }
+        putOnPaper()
         return PageSnapshot(of: canvas, backdrop: paperID)
     }
 
@@ -153,6 +166,7 @@ public final class FrameRenderer {
             // the canvas is repainted from the document in the next frame anyway.
             let ctx = CairoContext(canvas)
             ctx.fill(bounds, with: background)
+            paperPending = false
             UIPainter.draw(elements, in: ctx.cr)
             cairo_surface_flush(canvas.surface)
             backdrop = PageSnapshot(of: canvas, backdrop: backdropGeneration)
@@ -222,6 +236,7 @@ public final class FrameRenderer {
         chromeDamage.removeAll()
         var changes = changes
         if canvasStale { changes.everything = true; canvasStale = false }
+        putOnPaper()
 
         let canvasContext = CairoContext(canvas)
         try end(changes.ended, canvas: canvasContext, damage: &damage)
