@@ -19,6 +19,10 @@ public struct PipelineOptions: Sendable {
     public var undoDepth = Document.defaultUndoDepth
     /// RAM for pictures of the pages not on screen (a page turn then costs a copy, not a repaint).
     public var pageCacheBytes = 2 << 20
+    /// At most one frame will be drawn (a replay that writes its final picture, or only SVG or
+    /// PDF): the renderer draws the ink straight onto the display's picture, which gets its
+    /// paper with that frame (`FrameRenderer(oneSurface:)`).
+    public var oneFrame = false
     public init() {}
 }
 
@@ -56,7 +60,8 @@ public final class FramePipeline {
         notebook = Notebook(undoDepth: options.undoDepth)
         snapshots = PageSnapshots(budget: options.pageCacheBytes)
         for d in devices { deviceNames[d.id] = d.name }
-        renderer = try FrameRenderer(size: display.size, background: options.background, frame: (display as? RAMDisplay)?.screen)
+        renderer = try FrameRenderer(size: display.size, background: options.background, frame: (display as? RAMDisplay)?.screen,
+                                     oneSurface: options.oneFrame)
         self.display = display
         self.options = options
         predictor = Predictor(horizon: options.prediction ? 1 / options.fps : 0)

@@ -55,7 +55,10 @@ public struct Replay {
     /// controls; with `finalPictureOnly` it runs once, before the only frame drawn.
     public func run(on display: Display, beforeEachFrame: (FramePipeline) throws -> Void = { _ in })
         throws -> (pipeline: FramePipeline, stats: ReplayStats) {
-        let pipeline = try FramePipeline(settings: settings, devices: devices, display: display, options: options.pipeline)
+        let onlyLast = options.finalPictureOnly && options.framesDirectory == nil && !options.perStrokeCost
+        var pipelineOptions = options.pipeline
+        pipelineOptions.oneFrame = onlyLast
+        let pipeline = try FramePipeline(settings: settings, devices: devices, display: display, options: pipelineOptions)
         options.prepare?(pipeline)
         var events = EventCursor(self.events)
         let clock = FrameClock(start: try events.peek()?.time ?? 0, fps: options.pipeline.fps)
@@ -76,7 +79,6 @@ public struct Replay {
             frameIndex += 1
         }
 
-        let onlyLast = options.finalPictureOnly && options.framesDirectory == nil && !options.perStrokeCost
         while let next = try events.peek() {
             let deadline = clock.deadline(after: next.time)
             while let event = try events.peek(), event.time <= deadline {

@@ -46,10 +46,15 @@ public final class FrameRenderer {
 
     /// `frame`: where to compose the frames (XRGB, `size`), when the display's picture is RAM
     /// the renderer may draw in; else the renderer makes its own.
-    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil) throws {
+    ///
+    /// `oneSurface`: the canvas is the frame, for a renderer that draws one frame (a replay that
+    /// writes only its final picture): the ink goes straight onto the picture, with no second
+    /// screen-sized image to fault in and copy. Whatever a frame composes over the ink (a stroke
+    /// being drawn, a hover, controls) then lands on the canvas, so the frame after it repaints
+    /// the canvas from the document: still right, only slower.
+    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false) throws {
         self.size = size
         self.background = background
-        canvas = try ImageSurface(size: size, format: .xrgb)
         if let frame {
             guard frame.size == size, frame.format == .xrgb else {
                 throw RenderError("the frame to compose in is \(frame.size) \(frame.format), not \(size) XRGB")
@@ -58,8 +63,23 @@ public final class FrameRenderer {
         } else {
             self.frame = try ImageSurface(size: size, format: .xrgb)
         }
+        canvas = oneSurface ? self.frame : try ImageSurface(size: size, format: .xrgb)
+        // On one surface the paper goes on with the first frame: a replay that writes only
+        // SVG or PDF draws none, and never touches the 8 MB.
+        if oneSurface { paperPending = true } else { CairoContext(canvas).fill(bounds, with: background) }
+    }
+
+    /// The canvas has not had its paper yet (`oneSurface`, before the first frame).
+    private var paperPending = false
+
+    private func putOnPaper() {
+        guard paperPending else { return }
+        paperPending = false
         CairoContext(canvas).fill(bounds, with: background)
     }
+
+    /// The canvas is the frame (`oneSurface`).
+    private var composesOnCanvas: Bool { canvas === frame }
 
     /// The next frame repaints everything.
     public func invalidateAll() { firstFrame = true }
@@ -71,6 +91,7 @@ public final class FrameRenderer {
         layers.removeAll()
         if let snapshot, snapshot.backdrop == paperID, snapshot.size == size {
             snapshot.restore(into: canvas)
+            paperPending = false
             canvasStale = false
             firstFrame = true
         } else {
@@ -82,6 +103,7 @@ public final class FrameRenderer {
     /// being drawn on it.
     public func snapshotCanvas() -> PageSnapshot? {
         guard !canvasStale, layers.isEmpty else { return nil }
+        putOnPaper()
         return PageSnapshot(of: canvas, backdrop: paperID, deflated: true)
     }
 
@@ -144,6 +166,7 @@ public final class FrameRenderer {
             // the canvas is repainted from the document in the next frame anyway.
             let ctx = CairoContext(canvas)
             ctx.fill(bounds, with: background)
+            paperPending = false
             UIPainter.draw(elements, in: ctx.cr)
             cairo_surface_flush(canvas.surface)
             backdrop = PageSnapshot(of: canvas, backdrop: backdropGeneration)
@@ -213,6 +236,7 @@ public final class FrameRenderer {
         chromeDamage.removeAll()
         var changes = changes
         if canvasStale { changes.everything = true; canvasStale = false }
+        putOnPaper()
 
         let canvasContext = CairoContext(canvas)
         try end(changes.ended, canvas: canvasContext, damage: &damage)
@@ -254,8 +278,13 @@ public final class FrameRenderer {
         let cr = ctx.cr
         let extrasArea = extras.reduce(Rect.empty) { $0.union($1.shapes.reduce(Rect.empty) { $0.union($1.path.bounds) }) }
             .outset(by: 2).integral
+        // On one surface the canvas already is the frame; what is composed over it below
+        // stays on it, so the next frame repaints the canvas from the document.
+        if composesOnCanvas && (!live.isEmpty || !extras.isEmpty || (chrome != nil && !chromeElements.isEmpty)) {
+            canvasStale = true
+        }
         for r in damage.rects {
-            ctx.copy(canvas, in: r)
+            if !composesOnCanvas { ctx.copy(canvas, in: r) }
             cairo_save(cr)
             ctx.clip(to: r)
             // Each group is only as large as its clip: kept to where the stroke (or the overlay)

@@ -80,6 +80,17 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
+    /// Creates `path` empty, mode 0644 (an earlier file there goes first), for a writer that
+    /// opens it by name (cairo; over a worksheet, the PDF helper, which only opens it). Not
+    /// synced (`DurableFile` is for what must survive a power cut): a sync and a read-back
+    /// cost more than cairo's SVG of a page of signatures.
+    static func create(_ path: String) throws {
+        unlink(path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemCallError("create", path: path) }
+        close(fd)
+    }
+
     /// "WxH+X+Y" as a rectangle (positive size, non-negative corner).
     static func area(_ text: String) -> Rect? {
         let parts = text.split(whereSeparator: { $0 == "x" || $0 == "+" }).map { Double($0) }
@@ -139,7 +150,8 @@ struct ReplayCommand: ParsableCommand {
         // Over a worksheet, the PDF helper writes them (and draws the PNG's page): its failure stops the replay.
         for (format, path) in [(AnnotatedFile.Format.svg, svg), (.pdf, pdf)] {
             guard let path else { continue }
-            _ = try DurableFile.produced(path, mode: 0o644) { try AnnotatedFile.write(format, [(exporter(.color(.white)), pipeline.document.strokes)], to: $0) }
+            try Self.create(path)
+            try AnnotatedFile.write(format, [(exporter(.color(.white)), pipeline.document.strokes)], to: path)
             written.append(path)
         }
         if let failed = sheetPage?.takeFailure() { throw CleanExit.message("worksheet \(failed)", code: 1) }
