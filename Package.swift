@@ -39,9 +39,10 @@ let package = Package(
         // The PDF helper's cage (seccomp through libseccomp, Landlock) and its socket's descriptor passing.
         .systemLibrary(name: "CCage", path: "Sources/CCage", pkgConfig: "libseccomp",
                        providers: [.apt(["libseccomp-dev"])]),
-        // OpenSSL's libcrypto, for the PAdES signature's CMS and the device's signing certificate.
-        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
+        // OpenSSL's libcrypto, for the PAdES signature's CMS and the device's signing certificate:
+        // its headers (libssl-dev), and the library loaded the first time it is needed, not linked
+        // (Sources/COpenSSL/libcrypto.c).
+        .target(name: "COpenSSL", path: "Sources/COpenSSL"),
         // Linux headers: the event loop's (epoll, signalfd, eventfd), the console's VT ioctls, prctl (thread
         // names, the kiosk's dumpability), tgkill.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),

@@ -5,15 +5,21 @@ import TOMLKit
 /// every unknown key, wrong type and out-of-range value.
 struct ConfigReader {
     let file: String
-    let lines: TOMLLines
+    private let text: String
+    /// Where each key is written: found at the first problem, the only thing that needs a line. A
+    /// clean file (every start of the kiosk) is not scanned a second time; that scan took half
+    /// of the config's reading.
+    private var lines: TOMLLines?
     private(set) var problems: [ConfigProblem] = []
 
     init(file: String, text: String) {
         self.file = file
-        lines = TOMLLines(text)
+        self.text = text
     }
 
     mutating func problem(_ path: String, _ message: String) {
+        let lines = self.lines ?? TOMLLines(text)
+        self.lines = lines
         problems.append(ConfigProblem(file: file, line: lines.line(of: path), key: path, message: message))
     }
 

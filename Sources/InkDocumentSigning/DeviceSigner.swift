@@ -30,6 +30,7 @@ public struct DeviceSigner: Sendable, Equatable {
     /// The identity from the PEM text `pem`; `path` names it in errors.
     public init(pem: [UInt8], path: String) throws {
         func problem(_ text: String) -> SigningError { SigningError("\(path): \(text)") }
+        try OpenSSL.load()
         let text = String(decoding: pem, as: UTF8.self)
         guard text.contains("-----BEGIN ") else { throw problem("not PEM: no -----BEGIN line (a key and its certificate are expected)") }
         guard text.contains("PRIVATE KEY-----") else {

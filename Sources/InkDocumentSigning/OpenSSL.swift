@@ -16,6 +16,16 @@ final class OwnedCertificate {
 
 /// Calls into libcrypto, each failure with what was being done and libcrypto's own reasons.
 enum OpenSSL {
+    /// libcrypto, which the kiosk does not link (COpenSSL's libcrypto.c): loaded before the first
+    /// call into it. Every way into this module's use of it (a device's identity read or made)
+    /// calls this first.
+    static func load() throws {
+        var error: UnsafePointer<CChar>?
+        guard ik_crypto_load(&error) == 0 else {
+            throw SigningError(error.map { String(cString: $0) } ?? "cannot load OpenSSL's libcrypto")
+        }
+    }
+
     /// libcrypto's queued errors (emptied), as text: "what: reason; reason".
     static func failure(_ what: String) -> SigningError {
         var reasons: [String] = []

@@ -33,6 +33,7 @@ public enum SigningIdentity {
     static func generate(subject: String, days: Int, startingDaysAgo: Int) throws -> [UInt8] {
         guard (1...36_500).contains(days) else { throw SigningError("--days must be 1 to 36500 (got \(days))") }
         let attributes = try subjectAttributes(subject)
+        try OpenSSL.load()
         guard let rawKey = ik_ec_p256_generate() else { throw OpenSSL.failure("cannot make an EC P-256 key") }
         let key = OwnedKey(rawKey)
         guard let rawCertificate = X509_new() else { throw OpenSSL.failure("cannot make a certificate") }

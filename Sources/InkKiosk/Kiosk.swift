@@ -101,14 +101,15 @@ public final class Kiosk {
         }
         self.options = options
         self.trace = trace
-        // Reading the journal (and, on a first start, creating and syncing it: 50-200 ms on an SD
-        // card) goes on beside the display's and the pipeline's set-up. A signature's journal
-        // holds biometric samples: it is scrubbed (zeros over them before a cut).
+        // Reading the journal goes on beside the display's and the pipeline's set-up. On a first
+        // start the new file's sync (50-200 ms on an SD card) is the writer thread's, beside the
+        // first frame: there is no ink in it to wait for. A signature's journal holds biometric
+        // samples: it is scrubbed (zeros over them before a cut).
         let scrubbing = options.screen.mode == .signature, hosted = scrubbing && options.screen.api.address != nil
         let damaged = options.damagedJournals
         let journalOpening = options.journalPath.map { path in
             StartedElsewhere(name: "ink-journal-open") {
-                let journal = try StrokeJournal(path: path, scrubbing: scrubbing, damaged: damaged)
+                let journal = try StrokeJournal(path: path, scrubbing: scrubbing, damaged: damaged, syncingNewFile: false)
                 if hosted && !journal.recovered.isEmpty {
                     // The host's request died with the last process: its half-drawn signature goes too.
                     do { try journal.reset() } catch {

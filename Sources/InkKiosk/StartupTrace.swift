@@ -11,9 +11,12 @@ public struct StartupTrace {
     /// When the process was exec'd, on CLOCK_BOOTTIME (the kernel counts it in clock ticks: 10 ms steps).
     private let execAt: Double?
 
-    public init() {
+    /// `firstStep`: what went on from the exec to now (the loader, the Swift runtime's start, and
+    /// the arguments' parsing when they were parsed already).
+    /// `at`: when that step ended, on `bootTime()`'s clock (default: now).
+    public init(firstStep: String = "loader and arguments", at end: Double? = nil) {
         execAt = Self.processStart()
-        mark("loader and arguments")
+        steps.append((firstStep, end ?? Self.bootTime()))
     }
 
     /// Ends the step called `name` now.
@@ -38,7 +41,7 @@ public struct StartupTrace {
         return headline + origin + parts.joined(separator: ", ")
     }
 
-    static func bootTime() -> Double {
+    public static func bootTime() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

@@ -31,6 +31,10 @@ public final class FrameRenderer {
     private var chromeElements: [UIElement] = []
     private var chromeDamage: [Rect] = []
     private var canvasStale = false
+    /// The canvas holds exactly the paper `paintPaper` would paint, no ink: a repaint need not
+    /// paint the paper again (a backdrop set before the first frame was just painted on it: one
+    /// full-screen pass of that frame fewer).
+    private var canvasIsBarePaper = true
     private var layers: [StrokeID: StrokeLayer] = [:]
     /// What the layers of the strokes being drawn hold (nothing is kept once a stroke ends).
     public var layerMemory: LayerMemory {
@@ -65,7 +69,9 @@ public final class FrameRenderer {
         }
         canvas = oneSurface ? self.frame : try ImageSurface(size: size, format: .xrgb)
         // On one surface the paper goes on with the first frame: a replay that writes only
-        // SVG or PDF draws none, and never touches the 8 MB.
+        // SVG or PDF draws none, and never touches the 8 MB. Otherwise it is filled here, not in
+        // the first frame: this start-up step runs while libinput's thread opens the seat,
+        // which the kiosk waits for anyway.
         if oneSurface { paperPending = true } else { CairoContext(canvas).fill(bounds, with: background) }
     }
 
@@ -92,6 +98,7 @@ public final class FrameRenderer {
         if let snapshot, snapshot.backdrop == paperID, snapshot.size == size {
             snapshot.restore(into: canvas)
             paperPending = false
+            canvasIsBarePaper = false
             canvasStale = false
             firstFrame = true
         } else {
@@ -126,6 +133,7 @@ public final class FrameRenderer {
     public func setPagePaper(_ paper: PageSnapshot?) -> Bool {
         guard paper?.backdrop != pagePaper?.backdrop else { return false }
         pagePaper = paper.flatMap { $0.size == size ? $0 : nil }
+        canvasIsBarePaper = false
         canvasStale = true
         return true
     }
@@ -161,6 +169,7 @@ public final class FrameRenderer {
         backdropGeneration += 1
         if elements.isEmpty {
             backdrop = nil
+            canvasIsBarePaper = false
         } else {
             // Painted on the canvas itself and kept as runs (no screen-sized image of its own):
             // the canvas is repainted from the document in the next frame anyway.
@@ -170,6 +179,7 @@ public final class FrameRenderer {
             UIPainter.draw(elements, in: ctx.cr)
             cairo_surface_flush(canvas.surface)
             backdrop = PageSnapshot(of: canvas, backdrop: backdropGeneration)
+            canvasIsBarePaper = pagePaper == nil
         }
         canvasStale = true
         return true
@@ -379,7 +389,7 @@ public final class FrameRenderer {
             }
             for i in part.indices {
                 guard let d = drawn[i] else { try end(part[i], canvas: canvas, damage: &damage); continue }
-                if let image = d.image { canvas.paint(image, opacity: part[i].brush.opacity, in: d.clip) }
+                if let image = d.image { canvasIsBarePaper = false; canvas.paint(image, opacity: part[i].brush.opacity, in: d.clip) }
                 damage.add(d.inked)
             }
         }
@@ -403,7 +413,7 @@ public final class FrameRenderer {
         defer { layers[stroke.id] = nil }
         if stroke.state == .done {
             try commitFinalPieces(of: stroke, into: layer, done: true, damage: &damage)
-            if let image = layer.image { canvas.paint(image, opacity: stroke.brush.opacity, in: layer.inked.outset(by: 2).integral) }
+            if let image = layer.image { canvasIsBarePaper = false; canvas.paint(image, opacity: stroke.brush.opacity, in: layer.inked.outset(by: 2).integral) }
         } else {
             damage.add(layer.inked)   // a cancelled stroke leaves no ink
         }
@@ -423,8 +433,9 @@ public final class FrameRenderer {
         for r in regions where !r.isEmpty {
             cairo_save(ctx.cr)
             ctx.clip(to: r)
-            paintPaper(in: r, ctx)
+            if !canvasIsBarePaper { paintPaper(in: r, ctx) }
             for stroke in document.strokes where stroke.bounds.intersects(r) {
+                canvasIsBarePaper = false
                 ShapePainter.drawStroke(stroke, in: ctx.cr)
             }
             cairo_restore(ctx.cr)

@@ -71,6 +71,8 @@ public final class JournalWriter: @unchecked Sendable {
     private var stopping = false
     private var appending = false
     private var syncing = false
+    /// The sync thread's first work: the header of a journal made anew (`StrokeJournal.newFileUnsynced`).
+    private let syncingNewFile: Bool
     /// A compaction is being written, or put in place (then no sync may start).
     private var compacting = false
     private var adopting = false
@@ -87,6 +89,9 @@ public final class JournalWriter: @unchecked Sendable {
         syncedEnd = journal.end
         current.bytes = Int(syncedEnd)
         current.compactedBytes = Int(syncedEnd)
+        // A journal made anew at this start is synced first, here rather than before the first frame.
+        syncingNewFile = journal.newFileUnsynced
+        syncing = syncingNewFile
         // Both alive until stop() ends them.
         startThread(name: "journal") { self.appendLoop() }
         startThread(name: "journal-sync") { self.syncLoop() }
@@ -296,6 +301,15 @@ public final class JournalWriter: @unchecked Sendable {
 
     private func syncLoop() {
         runInBackgroundPriority()
+        if syncingNewFile {
+            // No ink in it yet: a failure here is the next sync's to report (it covers the header too).
+            // Meanwhile `syncing` keeps a compaction from replacing the file under this sync.
+            try? journal.sync()
+            condition.lock()
+            syncing = false
+            condition.broadcast()
+            condition.unlock()
+        }
         condition.lock()
         while true {
             // While a compaction is put in place the file changes under the sync: wait for it.

@@ -37,13 +37,22 @@ public final class StrokeJournal {
     public static let magic = Array("INKJOURNAL 1\n".utf8)
     static let maxRecord = 64 << 20
 
+    /// Made anew (none was there, or a damaged one was put aside) and opened with
+    /// `syncingNewFile: false`: its header was written, not synced (`JournalWriter` syncs it first).
+    public let newFileUnsynced: Bool
+
     /// `damaged`: how many journals put aside as unreadable are kept, and for how long.
-    public init(path: String, clock: ClockAnchor = .now(), scrubbing: Bool = false, damaged: DamagedJournals = .standard) throws {
+    /// `syncingNewFile: false` leaves the sync of a journal made anew to whoever syncs it next (the
+    /// kiosk's start does not wait for it: it holds no ink, and every later sync covers it).
+    public init(path: String, clock: ClockAnchor = .now(), scrubbing: Bool = false, damaged: DamagedJournals = .standard,
+                syncingNewFile: Bool = true) throws {
         self.path = path
         self.clock = clock
         self.scrubbing = scrubbing
         var context = RestoreContext(reader: clock)
-        (fd, recovered, warning) = try Self.open(path, &context, scrubbing: scrubbing)
+        let created: Bool
+        (fd, recovered, warning, created) = try Self.open(path, &context, scrubbing: scrubbing, syncingNewFile: syncingNewFile)
+        newFileUnsynced = created && !syncingNewFile
         restoredDevices = context.deviceNames
         // Every start, not only when one is put aside: the age limit holds on a kiosk that never restarts badly again.
         do {
@@ -55,7 +64,9 @@ public final class StrokeJournal {
     }
 
     /// Opens (or creates) the journal and recovers what it holds; a damaged end is cut off.
-    private static func open(_ path: String, _ context: inout RestoreContext, scrubbing: Bool) throws -> (Int32, [NotebookEdit], String?) {
+    /// Also says whether the file was made anew (its header just written).
+    private static func open(_ path: String, _ context: inout RestoreContext, scrubbing: Bool,
+                             syncingNewFile: Bool) throws -> (Int32, [NotebookEdit], String?, Bool) {
         unlink(path + ".compact")   // a compaction a crash interrupted: the journal itself is whole
         var fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SystemCallError("open the journal", path: path) }
@@ -83,7 +94,9 @@ public final class StrokeJournal {
                 guard fd >= 0 else { throw SystemCallError("recreate the journal", path: path) }
             }
             try DurableFile.writeAll(fd, magic, path)
-            guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) }
+            if syncingNewFile { guard fsync(fd) == 0 else { throw SystemCallError("sync", path: path) } }
+            guard lseek(fd, 0, SEEK_END) >= 0 else { throw SystemCallError("seek in", path: path) }
+            return (fd, edits, warning, true)
         } else if problem != nil {
             // The zeros are worth a try; the cut must happen anyway (a journal that opens is what keeps ink).
             if scrubbing { try? overwrite(fd, from: off_t(goodLength), path) }
@@ -92,7 +105,7 @@ public final class StrokeJournal {
             }
         }
         guard lseek(fd, 0, SEEK_END) >= 0 else { throw SystemCallError("seek in", path: path) }
-        return (fd, edits, warning)
+        return (fd, edits, warning, false)
     }
 
     deinit { close(fd) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import InkCommandLine
+import InkKiosk
 import InkLog
 
 @main
@@ -8,6 +9,11 @@ struct InkKioskCommand: ParsableCommand {
     /// under systemd): set up once, before any logger is made. The threshold follows the config.
     static func main() {
         KioskLogging.bootstrap()
+        let mainAt = StartupTrace.bootTime()
+        if let short = ShortRunArguments.matching(CommandLine.arguments) {
+            short.run(trace: StartupTrace(firstStep: "loader", at: mainAt))
+            return
+        }
         main(nil)
     }
 

@@ -39,7 +39,9 @@ struct InkOptions: ParsableArguments {
     var penOnlyAfterPen: Double?
 
     @Option(help: "Frame rate of replay's frame clock and its prediction horizon (1/fps); the kiosk uses the display's refresh rate.")
-    var fps = 60.0
+    var fps = InkOptions.defaultFPS
+
+    static let defaultFPS = 60.0
 
     func validate() throws {
         guard fps > 0, fps <= 1000 else { throw ValidationError("--fps must be between 0 and 1000") }
@@ -72,6 +74,11 @@ struct InkOptions: ParsableArguments {
     }
 
     func pipelineOptions(prediction: Bool) -> PipelineOptions {
+        Self.pipelineOptions(prediction: prediction, fps: fps)
+    }
+
+    /// Without any of these flags (the appliance's short command line): --fps's default.
+    static func pipelineOptions(prediction: Bool, fps: Double = defaultFPS) -> PipelineOptions {
         var o = PipelineOptions()
         o.prediction = prediction
         o.fps = fps

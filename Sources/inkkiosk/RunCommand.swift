@@ -83,9 +83,38 @@ struct KioskArguments: ParsableArguments {
         let values = calibration.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Float($0) }
         return values.count == 6 && values.allSatisfy(\.isFinite) ? values : nil
     }
+}
 
-    /// The kiosk's options: the config file's, then the flags given here.
-    func options(_ ink: InkOptions, record: String? = nil) throws -> KioskOptions {
+/// The kiosk's flags as `options` reads them: those of the whole `run` command line
+/// (`KioskArguments`), or of the short one that starts the appliance (`ShortRunArguments`),
+/// where every other flag is unset.
+protocol KioskFlags {
+    var config: String? { get }
+    var seat: String? { get }
+    var card: String? { get }
+    var connector: String? { get }
+    var mode: String? { get }
+    var tty: String? { get }
+    var parsedCalibration: [Float]? { get }
+    var allowVTSwitch: Bool { get }
+    var requireConsole: Bool { get }
+    var journal: String? { get }
+    var latencyStats: String? { get }
+    var noPrediction: Bool { get }
+    var kioskMode: KioskMode? { get }
+    var outbox: String? { get }
+    var saveDir: String? { get }
+    var api: String? { get }
+    var noLockdown: Bool { get }
+    var logLevel: Logger.Level? { get }
+    var serviceKeys: String? { get }
+}
+
+extension KioskArguments: KioskFlags {}
+
+extension KioskFlags {
+    /// The kiosk's options: the config file's, then the flags given here (`ink`: none given when nil).
+    func options(_ ink: InkOptions?, record: String? = nil) throws -> KioskOptions {
         let file = try config.map { path in
             do { return try KioskConfig.load(path: path) } catch let e as ConfigError {
                 throw CleanExit.message("the configuration has problems; not starting:\n\(e)", code: 1)
@@ -100,7 +129,7 @@ struct KioskArguments: ParsableArguments {
         o.calibration = parsedCalibration
         o.lockVT = !(allowVTSwitch || file.allowVTSwitch == true)
         o.requireConsole = requireConsole
-        o.pipeline = ink.pipelineOptions(prediction: !noPrediction && file.prediction != false)
+        o.pipeline = InkOptions.pipelineOptions(prediction: !noPrediction && file.prediction != false, fps: ink?.fps ?? InkOptions.defaultFPS)
         o.statsPath = latencyStats
         o.recordPath = record
         o.journalPath = journal ?? file.journal
@@ -116,11 +145,79 @@ struct KioskArguments: ParsableArguments {
         if let outbox { o.screen.capture.outbox = outbox }
         if let saveDir { o.screen.capture.saveDirectory = saveDir }
         if let api { o.screen.api.address = api }
-        let patch = ink.patch(over: file.ink)
+        let patch = ink?.patch(over: file.ink) ?? file.ink
         o.configure = { patch.apply(to: &$0) }
         o.lockdown = !noLockdown && file.lockdown.enabled != false
         o.serviceKeys = try serviceKeys.map { $0.isEmpty ? nil : try ServiceKeys(parsing: $0) } ?? file.lockdown.serviceKeys
         return o
+    }
+}
+
+/// The command line that starts the kiosk on the appliance and under the systemd unit, `run
+/// --config FILE [--journal FILE]` (also as `--config=FILE`), recognised as it is, without
+/// swift-argument-parser: its parse of `run` (32 options, reflected over several times per
+/// parse, and the Swift runtime's first look-ups of every type it meets) took 100 ms of the
+/// kiosk's start under emulation, and 90 ms still for a two-option view of it. Only exactly this
+/// form is taken; any other command line (another flag, a value that starts with "-", an option
+/// twice, --help) goes to the whole command, which parses, checks and reports it as ever, so the
+/// two can never read one command line differently.
+struct ShortRunArguments: KioskFlags {
+    var config: String?
+    var journal: String?
+
+    var seat: String? { nil }
+    var card: String? { nil }
+    var connector: String? { nil }
+    var mode: String? { nil }
+    var tty: String? { nil }
+    var parsedCalibration: [Float]? { nil }
+    var allowVTSwitch: Bool { false }
+    var requireConsole: Bool { false }
+    var latencyStats: String? { nil }
+    var noPrediction: Bool { false }
+    var kioskMode: KioskMode? { nil }
+    var outbox: String? { nil }
+    var saveDir: String? { nil }
+    var api: String? { nil }
+    var noLockdown: Bool { false }
+    var logLevel: Logger.Level? { nil }
+    var serviceKeys: String? { nil }
+
+    /// `arguments` (the program's name first) as `run` with only these options, or nil.
+    static func matching(_ arguments: [String]) -> ShortRunArguments? {
+        guard arguments.count > 1, arguments[1] == "run" else { return nil }
+        var short = ShortRunArguments()
+        var rest = arguments.dropFirst(2)
+        while let word = rest.popFirst() {
+            let name: Substring, value: String
+            if let equals = word.firstIndex(of: "=") {
+                name = word[..<equals]
+                value = String(word[word.index(after: equals)...])
+            } else {
+                guard let next = rest.popFirst() else { return nil }
+                name = Substring(word)
+                value = next
+            }
+            guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
+            switch name {
+            case "--config" where short.config == nil: short.config = value
+            case "--journal" where short.journal == nil: short.journal = value
+            default: return nil
+            }
+        }
+        return short
+    }
+
+    /// What `RunCommand.run` does with the same flags; errors end the process as the command's would.
+    func run(trace: StartupTrace) {
+        var trace = trace
+        trace.mark("arguments")
+        do {
+            try forbidCoreDumps()
+            try runKiosk(options(nil), trace: trace)
+        } catch {
+            RunCommand.exit(withError: error)
+        }
     }
 }
 

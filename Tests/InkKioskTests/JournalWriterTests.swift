@@ -35,6 +35,26 @@ private let clock = ClockAnchor(wall: 1_790_000_000, mono: 100)
         #expect(Set(reopened.restoredDevices.values) == ["Wacom Intuos5 touch M Pen"])
     }
 
+    /// The kiosk's first start does not wait for a new journal's sync: the header is in the
+    /// file at once (another opening finds an empty journal, not a damaged one), the writer
+    /// syncs it, and edits handed over meanwhile, a compaction among them, all come back.
+    @Test func aJournalMadeAnewIsSyncedByTheWriterNotBeforeTheFirstFrame() throws {
+        let edits = try strokes()
+        let p = try path("made-anew")
+        let journal = try StrokeJournal(path: p, clock: clock, syncingNewFile: false)
+        #expect(journal.newFileUnsynced && journal.recovered.isEmpty && journal.warning == nil)
+        let meanwhile = try StrokeJournal(path: p, clock: clock)
+        #expect(meanwhile.recovered.isEmpty && meanwhile.warning == nil && !meanwhile.newFileUnsynced)
+        let writer = JournalWriter(journal: journal)
+        writer.compact([])
+        for e in edits { writer.submit([e]) }
+        #expect(writer.flush(timeout: 10))
+        #expect(writer.state.saved == edits.count && writer.state.problem == nil)
+        #expect(writer.stop(timeout: 10))
+        let reopened = try StrokeJournal(path: p, clock: clock, syncingNewFile: false)
+        #expect(reopened.recovered == edits && !reopened.newFileUnsynced)
+    }
+
     /// A signature handed over must not come back: the reset empties the journal after what
     /// came before it, and drops what was still waiting.
     @Test func aResetEmptiesTheJournalAfterWhatCameBefore() throws {

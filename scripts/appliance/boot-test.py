@@ -12,9 +12,15 @@ notice lines and the /init milestones, with the kernel's timestamps, reach the s
 to the serial port too, through /dev/console (the last console=). Plus `ik.appliance.test=1`, the
 documented test hook of scripts/appliance/init.sh (one marker line once PID 1 is the kiosk).
 
-The screen is polled with QMP screendump every --poll seconds (default 0.1). The first frame is
-the first dump that is at least 99 % white (share of 0xff bytes; the kiosk's empty paper); the
-host time of that dump is the figure. Passes when that happens within --timeout seconds, when
+The screen is polled with QMP screendump every --poll seconds (default 0.02 once /init has
+exec'd the kiosk, 0.1 before). The first frame on screen is the first dump that is at least 99 %
+white (share of 0xff bytes; the kiosk's empty paper). The kiosk start → first frame figure is
+read on the guest's own clock (CLOCK_BOOTTIME), not from the polling: /init's `exec inkkiosk
+(uptime S s)` line and the kiosk's `first frame on screen N ms after main (M s after boot)`
+line. The white screendump confirms it: printed beside it, on the host's clock from the exec
+line's arrival to that dump (the guest's clock runs slow against the host's when TCG is starved
+of CPU, so kernel timestamps are not converted to host time for it). Without the kiosk's line the
+screendump's figure is the figure. Passes when that happens within --timeout seconds, when
 a dump 1 s later is white in EVERY pixel (no console text, cursor or boot logo shows through),
 and when PID 1 is inkkiosk (the test hook's marker: /init exec'd the kiosk, no shell is left).
 
@@ -64,6 +70,8 @@ vmrun = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(vmrun)
 
 KTIME_RE = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
+EXEC_UPTIME_RE = re.compile(r"ik-init: exec inkkiosk \(uptime (\d+\.\d+) s\)")
+KIOSK_FIRST_RE = re.compile(r"inkkiosk: first frame on screen (\d+) ms after main \((\d+\.\d+) s after boot\)")
 MARKER_RE = re.compile(r"@@IK-APPLIANCE-KIOSK uptime=([\d.]+) pid1=(\S+) procs=(\S*)@@")
 PEN_RE = re.compile(r"@@IK-APPLIANCE-PEN drew (\d+) reports@@")
 PEN_ADDED_RE = re.compile(r"inkkiosk: input device \d+: Wacom Intuos5 touch M Pen \(tablet\)")
@@ -125,7 +133,7 @@ WHITE_ENOUGH = 0.99
 # the test is the size guard: an image over 20 MB has Foundation/ICU (39 MB) or the like back.
 INITRAMFS_LIMIT_MB = 15
 INITRAMFS_GUARD_MB = 20
-KIOSK_LIMIT_S = 0.5
+KIOSK_LIMIT_S = 0.3
 KERNEL_LIMIT_S = 3.0
 
 
@@ -188,7 +196,9 @@ def main():
                     help="directory with vmlinuz, initramfs.cpio.zst, cmdline.txt (default out/appliance)")
     ap.add_argument("--boot-dir", help="where screendumps, console log and figures go (default OUT/boot-test)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds from QEMU start allowed until the first frame (default 60)")
-    ap.add_argument("--poll", type=float, default=0.1, help="screendump interval in seconds (default 0.1)")
+    ap.add_argument("--poll", type=float, default=0.02,
+                    help="screendump interval in seconds once /init has exec'd the kiosk (default 0.02; 0.1 before, "
+                         "so that the dumps do not slow the boot)")
     ap.add_argument("--accel", default="tcg", help="QEMU accelerator: tcg (default) or kvm")
     ap.add_argument("--memory", type=int, default=512, help="guest memory in MB (default 512)")
     ap.add_argument("--smp", type=int, default=2, help="guest CPUs (default 2)")
@@ -318,9 +328,10 @@ def main():
     pen_added = False     # the kiosk logged the test pen as added
     pen_draw = None       # host s when "draw" was sent
     ink = None
+    exec_seen = False     # /init's exec line came: from then on the screen is polled every --poll s
 
     def handle(kind, raw):
-        nonlocal kernel0, first_serial, marker, pen_done, pen_added
+        nonlocal kernel0, first_serial, marker, pen_done, pen_added, exec_seen
         now = time.monotonic() - t0
         text = raw.decode("utf-8", "replace").replace("\r", "")
         if kind == "stderr":
@@ -347,6 +358,8 @@ def main():
             pen_done = now
         if PEN_ADDED_RE.search(text):
             pen_added = True
+        if "ik-init: exec inkkiosk" in text:
+            exec_seen = True
 
     def dump(path, fmt):
         nonlocal qmp
@@ -406,7 +419,7 @@ def main():
             now = time.monotonic()
             if now < next_poll or proc.poll() is not None:
                 continue
-            next_poll = now + opts.poll
+            next_poll = now + (opts.poll if exec_seen or first_frame is not None else max(opts.poll, 0.1))
             if first_frame is None:
                 try:
                     a = time.monotonic()
@@ -507,6 +520,13 @@ def main():
     for label, host, g in sorted(events, key=lambda e: e[1]):
         print(f"{label:<44} {host:8.2f} {'' if g is None else f'{g:9.2f}'}")
     ex_host, ex_k = find(r"ik-init: exec inkkiosk")
+    # kiosk start → first frame on the guest's CLOCK_BOOTTIME: /proc/uptime at /init's exec, and
+    # the kiosk's main (its first-frame line says when, after boot) plus the milliseconds it counts.
+    said = None
+    exec_up = [float(m.group(1)) for m in (EXEC_UPTIME_RE.search(t) for _, _, t in lines) if m]
+    kiosk_first = [m for m in (KIOSK_FIRST_RE.search(t) for _, _, t in lines) if m]
+    if exec_up and kiosk_first:
+        said = float(kiosk_first[0].group(2)) + int(kiosk_first[0].group(1)) / 1000 - exec_up[0]
     figures = {
         "kernel": os.path.basename(kernel), "accel": opts.accel, "cpu": opts.cpu, "cmdline": append,
         "events": [{"event": l, "host_s": round(h, 3), "kernel_s": None if g is None else round(g, 3)} for l, h, g in events],
@@ -520,14 +540,29 @@ def main():
         if kernel0 is not None:
             print(f"kernel start    → first frame: {first_frame - kernel0:6.2f} s   (QEMU start → kernel start {kernel0:.2f} s: "
                   "firmware, kernel load" + (", bzImage decompression" if kernel == vmlinuz else "") + ")")
-        if ex_k is not None and kernel0 is not None:
-            print(f"inkkiosk start  → first frame: {first_frame - kernel0 - ex_k:6.2f} s")
-            figures["inkkiosk_to_first_frame_s"] = round(first_frame - kernel0 - ex_k, 3)
+        # The screendump's figure on the host's clock: from the exec line's arrival (the guest's
+        # clock can run slow against the host's under a loaded TCG, so kernel timestamps do not
+        # convert to host time).
+        dumped = None
+        if ex_host is not None:
+            dumped = first_frame - ex_host
+            figures["inkkiosk_to_first_frame_screendump_s"] = round(dumped, 3)
+        if said is not None:
+            # The guest's own clock; the screendump (polled) confirms that the frame was on screen.
+            print(f"inkkiosk start  → first frame: {said:6.3f} s   (the guest's clock: /init's exec line → the kiosk's "
+                  f"first-frame line; on the host's clock, the exec line's arrival → the first white screendump: {'-' if dumped is None else f'{dumped:.3f} s'})")
+            figures["inkkiosk_to_first_frame_s"] = round(said, 3)
+        elif dumped is not None:
+            print(f"inkkiosk start  → first frame: {dumped:6.3f} s   (the exec line's arrival → the first white screendump; "
+                  "the kiosk's first-frame line is missing)")
+            figures["inkkiosk_to_first_frame_s"] = round(dumped, 3)
         figures["qemu_to_first_frame_s"] = round(first_frame, 3)
         if kernel0 is not None:
             figures["kernel_to_first_frame_s"] = round(first_frame - kernel0, 3)
-        print(f"(first frame = first of {dumps} screendumps, one every {opts.poll:g} s, that was ≥ {WHITE_ENOUGH * 100:g} % white; "
-              f"a dump takes {figures['screendump_ms_median']} ms)")
+        print(f"(first frame on screen = first of {dumps} screendumps, one every {opts.poll:g} s after the exec, that was "
+              f"≥ {WHITE_ENOUGH * 100:g} % white; a dump takes {figures['screendump_ms_median']} ms)")
+        if kiosk_first:
+            print(f"the kiosk's own line: {kiosk_first[0].string[kiosk_first[0].start():]}")
 
     # --- targets (the lean appliance's issue) -------------------------------------------------------
     # Printed against their limits; only the size guard fails the test. Times are never asserted

@@ -232,6 +232,19 @@ install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
 # Read by /init (sh): where the kiosk's journal goes.
 printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"
+# OpenSSL 3's libcrypto: the kiosk loads it the first time it signs a PDF or reads its signing
+# identity ([signature] sign_with; Sources/COpenSSL/libcrypto.c), not at start, so ldd does not
+# list it.
+if [[ $ARCH == arm64 ]]; then
+    CRYPTO=/usr/lib/aarch64-linux-gnu/libcrypto.so.3
+    [[ -e $SYSROOT$CRYPTO ]] || die "libcrypto.so.3 is missing from the arm64 root (libssl3t64)"
+    rput "$CRYPTO"
+else
+    CRYPTO=$(ldconfig -p | awk '/libcrypto\.so\.3 .*x86-64/ {print $NF; exit}')
+    [[ -n $CRYPTO ]] || die "libcrypto.so.3 is missing (apt-get install libssl3)"
+    put "$CRYPTO"
+fi
+put_libs "$CRYPTO"
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
 for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && "$STRIP" --strip-unneeded "$lib"; done
 

@@ -169,10 +169,13 @@ fi
 IK_JOURNAL=
 # shellcheck disable=SC1091 # written by build.sh
 . /etc/inkkiosk/appliance.env
-say "exec inkkiosk"
+# The uptime (CLOCK_BOOTTIME, as the kiosk's first-frame line) lets the boot test time the kiosk's
+# start to its first frame on one clock, without polling the screen.
+read -r up _ </proc/uptime
+say "exec inkkiosk (uptime $up s)"
 export HOME=/var/lib/inkkiosk
 # No core files: the kiosk holds signatures and pupils' work (it also sets this itself, and
 # makes itself non-dumpable, as the systemd unit's LimitCORE=0 does).
 ulimit -c 0
-unset cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited screen_modules data_modules board_modules
+unset up cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited screen_modules data_modules board_modules
 exec /usr/bin/inkkiosk run --config /etc/inkkiosk/inkkiosk.toml ${IK_JOURNAL:+--journal "$IK_JOURNAL"} </dev/tty1 >>"$IK_LOG" 2>&1

@@ -255,6 +255,11 @@ amd64_install_test() {
             d=$(mktemp -d) && inkkiosk keygen "$d/signature.key" &&
             sed "s|^# encrypt_to = .*|encrypt_to = \"$d/signature.pub\"|" "$p" >"$d/signature.toml" &&
             inkkiosk check-config "$d/signature.toml"; rc=$?; rm -rf "$d"; exit $rc'
+    # libcrypto is not linked (the kiosk loads it when it signs): the package's Depends must bring it.
+    check "amd64: a device signing identity is made and read back (libcrypto, loaded when needed, from Depends)" \
+        inroot sh -c 'd=$(mktemp -d) && inkkiosk keygen --signing "$d/device.pem" >/dev/null &&
+            printf "mode = \"signature\"\n[signature]\nstore_plaintext = true\nsign_with = \"%s\"\n" "$d/device.pem" >"$d/s.toml" &&
+            inkkiosk check-config "$d/s.toml" | grep -q "PAdES signature by /CN=inkkiosk"; rc=$?; rm -rf "$d"; exit $rc'
 
     local unit=/usr/lib/systemd/system/inkkiosk.service
     : >"$LOG"

@@ -17,6 +17,11 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+/* Loads libcrypto (libcrypto.c: the kiosk does not link it, so that the loader does not map and
+ * relocate it at every start): 0, or -1 with *error saying why (the text stays valid). Called
+ * before any other function of OpenSSL's. */
+int ik_crypto_load(const char **error);
+
 /* A memory BIO's bytes (still owned by the BIO) and their count. */
 static inline long ik_bio_mem_data(BIO *bio, const uint8_t **data) {
     char *p = NULL;
