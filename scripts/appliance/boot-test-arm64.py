@@ -484,7 +484,11 @@ class Run:
             write_png(os.path.join(self.dir, f"{name}-before-first-frame.png"), *before)
         _, _, exec_k = vm.find(re.compile(r"ik-init: exec inkkiosk"))
         _, _, init_k = vm.find(re.compile(r"ik-init: started"))
-        m, _, _ = vm.find(KIOSK_FIRST_RE)
+        # The kiosk's line may reach the serial port a moment after its frame reached the screen.
+        try:
+            m, _, _ = vm.wait_line(KIOSK_FIRST_RE, 10, "first-frame line from the kiosk")
+        except Failure:
+            m = None
         fig = {"qemu_to_first_frame_s": round(a, 2), "screendumps": dumps}
         if vm.kernel0 is not None:
             fig["qemu_to_kernel_s"] = round(vm.kernel0, 2)
