@@ -42,12 +42,7 @@ public struct Stroke: Sendable, Equatable {
 
     public mutating func append(_ sample: Sample) {
         if samples.isEmpty { samples.base = sample.time }
-        let previous = samples.stored.last.map { $0.nibRadians }
-        // The nib angle from the sample as it will be given back, so a stroke rebuilt from its
-        // journalled samples gets the same angles.
-        var kept = StoredSample(sample, base: samples.base, nibAngle: 0)
-        let given = kept.sample(base: samples.base, updateIndex: nil)
-        kept.nibRadians = brush.nibAngle(for: given, previous: previous)
+        let kept = keep(sample, previous: samples.stored.last?.nibRadians)
         samples.stored.append(kept)
         if kept.expectsUpdate, let index = sample.updateIndex {
             samples.pending.append((samples.stored.count - 1, index))
@@ -64,16 +59,19 @@ public struct Stroke: Sendable, Equatable {
         var s = samples[i]
         s.applyUpdate(from: real)
         s.updateIndex = nil
-        let base = samples.base
         for j in i..<samples.count {
-            let sample = j == i ? s : samples[j]
-            let previous = j > 0 ? samples.stored[j - 1].nibRadians : nil
-            var kept = StoredSample(sample, base: base, nibAngle: 0)
-            kept.nibRadians = brush.nibAngle(for: kept.sample(base: base, updateIndex: nil), previous: previous)
-            samples.stored[j] = kept
+            samples.stored[j] = keep(j == i ? s : samples[j], previous: j > 0 ? samples.stored[j - 1].nibRadians : nil)
         }
         centreBounds = Rect.bounding(samples.indices.map { samples.location(at: $0) })
         return true
+    }
+
+    /// `sample` as the stroke keeps it, its nib angle worked out from the sample as it will be
+    /// given back, so that a stroke rebuilt from its journalled samples gets the same angles.
+    private func keep(_ sample: Sample, previous: Double?) -> StoredSample {
+        var kept = StoredSample(sample, base: samples.base, nibAngle: 0)
+        kept.nibRadians = brush.nibAngle(for: kept.sample(base: samples.base, updateIndex: nil), previous: previous)
+        return kept
     }
 
     /// Gives back the room the sample buffer keeps for growth (up to half of a finished
