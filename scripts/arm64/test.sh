@@ -36,11 +36,23 @@ unit_tests() {
     # INKKIOSK_TESTS_EMULATED: the tests that make thousands of cases make an eighth of them
     # (Tests/InkTestSupport/Emulation.swift). A bound on the whole run: a test that hangs under
     # emulation fails this step with its name, instead of holding `make test` until CI's limit.
+    # INKKIOSK_TESTS_LAUNCHER: the programs the tests run are started by a native launcher
+    # (scripts/arm64/launcher.py), since a spawn under qemu-user forks the whole emulator and the
+    # copy can deadlock before its exec.
+    local launcher_dir launcher_pid
+    launcher_dir=$(mktemp -d)
     QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime INKKIOSK_TESTS_EMULATED=1 \
+        /usr/bin/python3 scripts/arm64/launcher.py "$launcher_dir/launcher.sock" &
+    launcher_pid=$!
+    for _ in $(seq 100); do [[ -S $launcher_dir/launcher.sock ]] && break; sleep 0.1; done
+    QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime INKKIOSK_TESTS_EMULATED=1 \
+        INKKIOSK_TESTS_LAUNCHER=$launcher_dir/launcher.sock \
         timeout --kill-after=20 "$UNIT_TEST_LIMIT" \
         .build-arm64/aarch64-unknown-linux-gnu/debug/inkkioskPackageTests.xctest --testing-library swift-testing \
         >out/arm64/unit-tests.log 2>&1
     local status=$?
+    kill "$launcher_pid" 2>/dev/null; wait "$launcher_pid" 2>/dev/null
+    rm -rf "$launcher_dir"
     grep -E '^(✘|✔ Test run)' out/arm64/unit-tests.log | tail -n 20
     if ((status == 124 || status == 137)); then
         echo "arm64: the unit tests did not end within $UNIT_TEST_LIMIT s; still running then:"
