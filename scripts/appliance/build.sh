@@ -232,38 +232,32 @@ install -m 0644 "$CONFIG" "$S/etc/inkkiosk/inkkiosk.toml"
 # Read by /init (sh): where the kiosk's journal goes.
 printf 'IK_JOURNAL=%s\n' "$JOURNAL" >"$S/etc/inkkiosk/appliance.env"
 put_libs "$BIN"
-# OpenSSL 3's libcrypto: the kiosk loads it the first time it signs a PDF or reads its signing
-# identity ([signature] sign_with; Sources/COpenSSL/libcrypto.c), not at start, so ldd does not
-# list it.
-if [[ $ARCH == arm64 ]]; then
-    CRYPTO=/usr/lib/aarch64-linux-gnu/libcrypto.so.3
-    [[ -e $SYSROOT$CRYPTO ]] || die "libcrypto.so.3 is missing from the arm64 root (libssl3t64)"
-    rput "$CRYPTO"
-else
-    CRYPTO=$(ldconfig -p | awk '/libcrypto\.so\.3 .*x86-64/ {print $NF; exit}')
-    [[ -n $CRYPTO ]] || die "libcrypto.so.3 is missing (apt-get install libssl3)"
-    put "$CRYPTO"
-fi
-put_libs "$CRYPTO"
+# A library the kiosk loads with dlopen when first needed (so ldd does not list it), with what it
+# needs in turn: ship_library SONAME PACKAGE. From the arm64 root for an arm64 image, else from
+# this machine's loader cache.
+ship_library() {
+    local soname=$1 package=$2 lib
+    if [[ $ARCH == arm64 ]]; then
+        lib=/usr/lib/aarch64-linux-gnu/$soname
+        [[ -e $SYSROOT$lib ]] || die "$soname is missing from the arm64 root ($package)"
+        rput "$lib"
+    else
+        lib=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64/ {print $NF; exit}')
+        [[ -n $lib ]] || die "$soname is missing (apt-get install $package)"
+        put "$lib"
+    fi
+    put_libs "$lib"
+}
+# OpenSSL 3's libcrypto: loaded the first time the kiosk signs a PDF or reads its signing
+# identity ([signature] sign_with; Sources/COpenSSL/libcrypto.c).
+if [[ $ARCH == arm64 ]]; then ship_library libcrypto.so.3 libssl3t64; else ship_library libcrypto.so.3 libssl3; fi
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
 for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && "$STRIP" --strip-unneeded "$lib"; done
 
 # --- worksheets (a classroom image): poppler-glib, which the kiosk loads the first time the
 # Worksheets list opens; a signature kiosk never does, so by default the image is without it
 # (with its dependencies, NSS, gio and image codecs, it is 11 MB before compression).
-if [[ ${APPLIANCE_WORKSHEETS:-0} == 1 ]]; then
-    if [[ $ARCH == arm64 ]]; then
-        POPPLER=/usr/lib/aarch64-linux-gnu/libpoppler-glib.so.8
-        [[ -e $SYSROOT$POPPLER ]] || die "libpoppler-glib.so.8 is missing from the arm64 root (libpoppler-glib8)"
-        rput "$POPPLER"
-        put_libs "$POPPLER"
-    else
-    POPPLER=$(ldconfig -p | awk '/libpoppler-glib\.so\.8 .*x86-64/ {print $NF; exit}')
-    [[ -n $POPPLER ]] || die "libpoppler-glib.so.8 is missing (apt-get install libpoppler-glib8)"
-    put "$POPPLER"
-    put_libs "$POPPLER"
-    fi
-fi
+[[ ${APPLIANCE_WORKSHEETS:-0} != 1 ]] || ship_library libpoppler-glib.so.8 libpoppler-glib8
 
 # --- fonts: the signature and classroom screens write with DejaVu Sans through fontconfig ------
 for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf; do
