@@ -145,6 +145,7 @@ public final class Kiosk {
         // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
         var pipelineOptions = options.screen.pipelineOptions(options.pipeline)
         if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
+        pipelineOptions.afterPageChange = { FreeMemory.returnSoon() }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
         // A classroom's worksheets: the PDF helper is asked from a thread of their own ("sheets").
         // A host's documents on the signature screen: the same.

@@ -23,6 +23,10 @@ public struct PipelineOptions: Sendable {
     /// PDF): the renderer draws the ink straight onto the display's picture, which gets its
     /// paper with that frame (`FrameRenderer(oneSurface:)`).
     public var oneFrame = false
+    /// Called after the page on screen changed (a turn, a new page). The page left became a
+    /// picture and its buffers were freed: the kiosk hands malloc's free pages back to the
+    /// kernel here (InkLoop's `FreeMemory`, on a thread of its own), so it stays flat all day.
+    public var afterPageChange: (@Sendable () -> Void)?
     public init() {}
 }
 
@@ -112,6 +116,7 @@ public final class FramePipeline {
         renderer.setPagePaper(papers[notebook.current])
         renderer.showAnotherDocument()
         needsFrame = true
+        options.afterPageChange?()
     }
 
     public func turn(to page: Int) {
@@ -121,6 +126,7 @@ public final class FramePipeline {
         renderer.setPagePaper(papers[page])
         renderer.showAnotherDocument(snapshots.take(page, revision: document.revision))
         needsFrame = true
+        options.afterPageChange?()
     }
 
     /// A new notebook on a worksheet's pages, the first one shown (their papers come later, `setPaper`).

@@ -107,6 +107,7 @@ struct SoakCommand: ParsableCommand {
         var options = PipelineOptions()
         options.paletteOverlay = false
         options.pageCacheBytes = pageCacheMb << 20
+        options.afterPageChange = { FreeMemory.returnSoon() }   // as the kiosk's
         let display = try OffscreenDisplay(size: size)
         let pipeline = try FramePipeline(settings: InteractionSettings(screen: size), devices: [], display: display, options: options)
         let pen = SoakPen(pipeline: pipeline)
@@ -122,7 +123,6 @@ struct SoakCommand: ParsableCommand {
             let t0 = monotonicNow()
             action()
             try pipeline.renderFrame()
-            defer { FreeMemory.returnSoon() }   // as the classroom screen does after a turn
             return (monotonicNow() - t0) * 1000
         }
 

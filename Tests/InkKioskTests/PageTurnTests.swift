@@ -3,6 +3,7 @@ import InkConfig
 import InkCore
 import InkRender
 import InkDisplay
+import InkPipeline
 @testable import InkKiosk
 import InkTestSupport
 
@@ -65,6 +66,22 @@ import InkTestSupport
         #expect(differing(display.screen, left, tolerance: 24) < 50)
     }
 
+    /// Each change of the page shown (a turn, a new page) is when the kiosk gives malloc's free
+    /// pages back (`afterPageChange`); a turn to the page already shown, or past the last, is none.
+    @Test func theMemoryOfAPageLeftIsHandedBackAfterEachChange() throws {
+        let changes = Counter()
+        var options = PipelineOptions()
+        options.afterPageChange = { changes.add() }
+        let display = try OffscreenDisplay(size: PixelSize(width: 320, height: 240))
+        let pipeline = try FramePipeline(settings: InteractionSettings(screen: display.size), devices: [], display: display, options: options)
+        pipeline.addPage()
+        #expect(changes.value == 1)
+        pipeline.turn(to: 0)
+        pipeline.turn(to: 0)
+        pipeline.turn(to: 5)
+        #expect(changes.value == 2, "only the turn that changed the page")
+    }
+
     /// A page painted ahead of time (as the kiosk does after a restart) is shown when turned to.
     @Test func aPagePaintedAheadIsShownWhenTurnedTo() throws {
         let r = try replay("pressure")
@@ -80,4 +97,10 @@ import InkTestSupport
         try pipeline.renderFrame()
         #expect(Screen(display.screen).inkCount(x0: 0, y0: 0, x1: display.size.width, y1: display.size.height) > 500)
     }
+}
+
+/// Counts calls from a `@Sendable` closure (the pipeline calls it on the test's thread).
+private final class Counter: @unchecked Sendable {
+    private(set) var value = 0
+    func add() { value += 1 }
 }

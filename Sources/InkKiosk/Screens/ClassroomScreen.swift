@@ -99,11 +99,9 @@ public final class ClassroomScreen: KioskScreen {
         case .askClear: confirmingClear = true
         case .confirmClear: pipeline.clear(); confirmingClear = false
         case .keepPage: confirmingClear = false
-        // The page left became a picture and its frame's buffers are gone: malloc's free
-        // pages go back to the kernel (on a thread of its own), so the kiosk stays flat all day.
-        case .previousPage: pipeline.turn(to: pipeline.notebook.current - 1); FreeMemory.returnSoon()
-        case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1); FreeMemory.returnSoon()
-        case .addPage: pipeline.addPage(); FreeMemory.returnSoon()
+        case .previousPage: pipeline.turn(to: pipeline.notebook.current - 1)
+        case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1)
+        case .addPage: pipeline.addPage()
         case .save: if !saving { save(context) }
         case .openWorksheets: if shelf == nil { openShelf(context) } else { shelf = nil }
         case .closeWorksheets: shelf = nil
