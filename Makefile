@@ -73,7 +73,7 @@ deb: release arm64 ## Debian packages out/deb/inkkiosk_VERSION_{amd64,arm64}.deb
 # (.build-fuzz): the product build never sees the fuzz targets. docs/FUZZING.md.
 FUZZ_SECONDS ?= 60
 
-fuzz: ## Coverage-guided fuzzing of the parsers (HTTP head, JSON body, .inklog, journal, config), FUZZ_SECONDS (60) each; a crash's input goes to out/fuzz/
+fuzz: ## Coverage-guided fuzzing of the parsers (HTTP head, JSON body, .inklog, journal, config, PDF), FUZZ_SECONDS (60) each; a crash's input goes to out/fuzz/
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean: ## Remove .build, .build-arm64, .build-fuzz and out (the toolchain cache in ~/.cache/inkkiosk stays)
