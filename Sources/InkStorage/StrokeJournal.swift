@@ -116,13 +116,12 @@ public final class StrokeJournal {
     @discardableResult
     public func append(_ edits: [NotebookEdit], deviceNames: [Int: String] = [:], sync: Bool = true) throws -> off_t {
         guard !edits.isEmpty else { return lseek(fd, 0, SEEK_END) }
-        var entries = edits.map { JournalEntry($0, deviceName: { deviceNames[$0] }) }
         let startsSession = !sessionWritten
-        if startsSession { entries.insert(JournalEntry(session: clock), at: 0) }
-        let bytes = try Self.records(entries)
         let start = lseek(fd, 0, SEEK_END)
+        let written: Int
         do {
-            try DurableFile.writeAll(fd, bytes, path)
+            written = try Self.write(edits, deviceNames: deviceNames, to: fd, path: path,
+                                     after: [], session: startsSession ? clock : nil)
             if sync { try self.sync() }
         } catch {
             if start >= 0 { _ = ftruncate(fd, start) }   // leave no torn record behind
@@ -130,7 +129,7 @@ public final class StrokeJournal {
         }
         sessionWritten = true
         if startsSession { sessionStart = start }
-        return start + off_t(bytes.count)
+        return start + off_t(written)
     }
 
     /// Where the file ends now.
@@ -210,19 +209,7 @@ public final class StrokeJournal {
         let copyFD = Glibc.open(copyPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard copyFD >= 0 else { throw SystemCallError("create", path: copyPath) }
         do {
-            // Written in pieces of about a megabyte: a day's notebook never sits in RAM twice.
-            var pending = Self.magic + (try Self.records([JournalEntry(session: clock)]))
-            var written = 0
-            for edit in edits {
-                pending += try Self.records([JournalEntry(edit, deviceName: { deviceNames[$0] })])
-                if pending.count >= 1 << 20 {
-                    try DurableFile.writeAll(copyFD, pending, copyPath)
-                    written += pending.count
-                    pending.removeAll(keepingCapacity: true)
-                }
-            }
-            try DurableFile.writeAll(copyFD, pending, copyPath)
-            written += pending.count
+            let written = try Self.write(edits, deviceNames: deviceNames, to: copyFD, path: copyPath, after: Self.magic, session: clock)
             guard fsync(copyFD) == 0 else { throw SystemCallError("sync", path: copyPath) }
             return CompactCopy(fd: copyFD, path: copyPath, bytes: written)
         } catch {
@@ -277,13 +264,40 @@ public final class StrokeJournal {
     static func records(_ entries: [JournalEntry]) throws -> [UInt8] {
         var bytes: [UInt8] = []
         let encoder = JSONEncoder()
-        for entry in entries {
-            var payload = Array(try encoder.encode(entry))
-            if let packed = entry.packed { payload += [0] + SampleBlock.pack(brush: entry.packedBrush ?? [], packed) }
-            let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
-            bytes += le(UInt32(payload.count)) + le(crc) + payload
-        }
+        for entry in entries { try appendRecord(entry, to: &bytes, encoder) }
         return bytes
+    }
+
+    /// Bytes handed to the file at a time by `write`.
+    static let writePiece = 1 << 20
+
+    /// Writes `prefix`, a session record (when `session` is given), then the edits' records, in
+    /// pieces of about `writePiece` bytes: a batch (a day's notebook when compacting; what was
+    /// drawn while a compaction ran, when appending) never sits in RAM whole, and an edit's
+    /// samples are copied into its entry only as it is written. Returns the bytes written.
+    private static func write(_ edits: [NotebookEdit], deviceNames: [Int: String], to fd: Int32, path: String,
+                              after prefix: [UInt8], session: ClockAnchor?) throws -> Int {
+        let encoder = JSONEncoder()
+        var pending = prefix, written = 0
+        if let session { try appendRecord(JournalEntry(session: session), to: &pending, encoder) }
+        for edit in edits {
+            try appendRecord(JournalEntry(edit, deviceName: { deviceNames[$0] }), to: &pending, encoder)
+            if pending.count >= writePiece {
+                try DurableFile.writeAll(fd, pending, path)
+                written += pending.count
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        if !pending.isEmpty { try DurableFile.writeAll(fd, pending, path) }
+        return written + pending.count
+    }
+
+    /// One record: its length, its CRC-32, and its payload (JSON; a stroke's samples after a zero byte).
+    private static func appendRecord(_ entry: JournalEntry, to bytes: inout [UInt8], _ encoder: JSONEncoder) throws {
+        var payload = Array(try encoder.encode(entry))
+        if let packed = entry.packed { payload += [0] + SampleBlock.pack(brush: entry.packedBrush ?? [], packed) }
+        let crc = payload.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        bytes += le(UInt32(payload.count)) + le(crc) + payload
     }
 
     static func parse(_ data: [UInt8], _ context: inout RestoreContext) -> (edits: [NotebookEdit], goodLength: Int, problem: String?) {

@@ -58,6 +58,33 @@ private func fileSize(_ path: String) -> Int {
         #expect(notebook.page.strokes.count == 2)
     }
 
+    /// A batch bigger than one write (what was drawn while a compaction ran) is written in
+    /// pieces, and comes back whole, as does a compacted copy of it.
+    @Test func aBatchOfManyWritesComesBackWhole() throws {
+        let (one, _, _) = try session("signatures")
+        var edits: [NotebookEdit] = []
+        var bytes = 0
+        while bytes < 3 * StrokeJournal.writePiece {
+            for edit in one {
+                guard case .page(let page, .added(let stroke)) = edit else { continue }
+                let copy = Stroke(id: edits.count + 1, brush: stroke.brush, source: stroke.source, samples: Array(stroke.samples), state: .done)
+                bytes += stroke.samples.count * 40
+                edits.append(.page(page, .added(copy)))
+            }
+        }
+        let path = try journalPath("pieces")
+        let journal = try StrokeJournal(path: path, clock: clock)
+        let end = try journal.append(edits)
+        #expect(Int(end) == fileSize(path) && Int(end) > 2 * StrokeJournal.writePiece, "more than two pieces written")
+        let reopened = try StrokeJournal(path: path, clock: clock)
+        #expect(reopened.warning == nil)
+        #expect(reopened.recovered == edits)
+
+        let copy = try journal.prepareCompaction(edits)
+        _ = try journal.adopt(copy, tailFrom: end)
+        #expect(try StrokeJournal(path: path, clock: clock).recovered == edits)
+    }
+
     @Test func aTornTailIsCutNeverRefused() throws {
         let (edits, _, _) = try session("pressure")
         let path = try journalPath("torn")
