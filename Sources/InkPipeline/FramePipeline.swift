@@ -23,6 +23,9 @@ public struct PipelineOptions: Sendable {
     /// PDF): the renderer draws the ink straight onto the display's picture, which gets its
     /// paper with that frame (`FrameRenderer(oneSurface:)`).
     public var oneFrame = false
+    /// Finished strokes drawn off the canvas are each one path, filled once
+    /// (`FrameRenderer(wholeStrokes:)`): a replay's final picture, never the live screen.
+    public var wholeStrokes = false
     public init() {}
 }
 
@@ -61,7 +64,7 @@ public final class FramePipeline {
         snapshots = PageSnapshots(budget: options.pageCacheBytes)
         for d in devices { deviceNames[d.id] = d.name }
         renderer = try FrameRenderer(size: display.size, background: options.background, frame: (display as? RAMDisplay)?.screen,
-                                     oneSurface: options.oneFrame)
+                                     oneSurface: options.oneFrame, wholeStrokes: options.wholeStrokes)
         self.display = display
         self.options = options
         predictor = Predictor(horizon: options.prediction ? 1 / options.fps : 0)

@@ -56,8 +56,14 @@ public final class FrameRenderer {
     /// screen-sized image to fault in and copy. Whatever a frame composes over the ink (a stroke
     /// being drawn, a hover, controls) then lands on the canvas, so the frame after it repaints
     /// the canvas from the document: still right, only slower.
-    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false) throws {
+    ///
+    /// `wholeStrokes`: finished strokes drawn off the canvas (`drawAhead`, or many ending in one
+    /// frame) are each one path filled once, not piece by piece as the live screen draws them
+    /// (`StrokeRaster`): faster, and a few levels off the live screen at the joints' edges.
+    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false,
+                wholeStrokes: Bool = false) throws {
         self.size = size
+        self.wholeStrokes = wholeStrokes
         self.background = background
         if let frame {
             guard frame.size == size, frame.format == .xrgb else {
@@ -74,6 +80,8 @@ public final class FrameRenderer {
         // which the kiosk waits for anyway.
         if oneSurface { paperPending = true } else { CairoContext(canvas).fill(bounds, with: background) }
     }
+
+    private let wholeStrokes: Bool
 
     /// The canvas has not had its paper yet (`oneSurface`, before the first frame).
     private var paperPending = false
@@ -384,8 +392,10 @@ public final class FrameRenderer {
             for i in part.indices where part[i].state == .done && part[i].brush.tool != .eraser && layers[part[i].id] == nil {
                 if let d = try ahead?.take(part[i]) { drawn[i] = d } else { missing.append(i) }
             }
-            if missing.count >= StrokeRaster.parallelFrom {
-                for (i, d) in zip(missing, try StrokeRaster.draw(missing.map { part[$0] }, screen: size)) { drawn[i] = d }
+            // Drawn whole, every stroke is drawn that way (the few on this thread).
+            if missing.count >= StrokeRaster.parallelFrom || (wholeStrokes && !missing.isEmpty) {
+                let strokes = missing.map { part[$0] }
+                for (i, d) in zip(missing, try StrokeRaster.draw(strokes, screen: size, whole: wholeStrokes)) { drawn[i] = d }
             }
             for i in part.indices {
                 guard let d = drawn[i] else { try end(part[i], canvas: canvas, damage: &damage); continue }
@@ -403,7 +413,7 @@ public final class FrameRenderer {
     /// that changes before then is drawn again.
     public func drawAhead(_ strokes: [Stroke]) {
         guard !strokes.isEmpty else { return }
-        if ahead == nil { ahead = StrokeRaster.Ahead(screen: size) }
+        if ahead == nil { ahead = StrokeRaster.Ahead(screen: size, whole: wholeStrokes) }
         ahead?.submit(strokes)
     }
 

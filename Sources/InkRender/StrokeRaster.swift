@@ -14,6 +14,13 @@ import InkCore
 /// same way under a whole-pixel translation, so the pixels are the layer's; the canvas then gets
 /// them in document order, as `FrameRenderer.end` paints a layer. `ReplayFinalPictureTests`
 /// compares the two pictures pixel for pixel.
+///
+/// `whole`: a pen or highlighter stroke is one path, filled once (non-zero rule), made of its
+/// pieces joined where the curve turns gently (`StrokeShaper.wholeStroke`): cairo rasterises a
+/// third of the edges, once. Where the pieces overlapped, their antialiased edges no longer add
+/// up, so edge pixels differ by a few levels from the live screen's; a replay that writes only
+/// its final picture draws this way (`FrameRenderer(wholeStrokes:)`, within the tolerance
+/// `ReplayFinalPictureTests` states). Other tools are drawn piece by piece either way.
 enum StrokeRaster {
     /// A stroke's ink, drawn: paint `image` onto the canvas within `clip` with the stroke's opacity.
     struct Drawn: @unchecked Sendable {
@@ -29,11 +36,11 @@ enum StrokeRaster {
     static let parallelFrom = 4
 
     /// Draws each of `strokes` (all done, none with a layer yet), using every core.
-    static func draw(_ strokes: [Stroke], screen: PixelSize) throws -> [Drawn] {
+    static func draw(_ strokes: [Stroke], screen: PixelSize, whole: Bool = false) throws -> [Drawn] {
         let results = ParallelResults<Drawn>(count: strokes.count, what: "a stroke's drawing")
         let workers = min(strokes.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         if workers <= 1 || strokes.count < parallelFrom {
-            for (i, stroke) in strokes.enumerated() { results.set(i, Result { try draw(stroke, screen: screen) }) }
+            for (i, stroke) in strokes.enumerated() { results.set(i, Result { try draw(stroke, screen: screen, whole: whole) }) }
         } else {
             // Strokes are taken in order from a shared counter: a long stroke does not hold up
             // a worker's whole share.
@@ -42,23 +49,30 @@ enum StrokeRaster {
                 while true {
                     let i = next.take()
                     guard i < strokes.count else { return }
-                    results.set(i, Result { try draw(strokes[i], screen: screen) })
+                    results.set(i, Result { try draw(strokes[i], screen: screen, whole: whole) })
                 }
             }
         }
         return try results.values()
     }
 
-    /// One stroke, drawn as its layer would be (see the type's comment).
-    static func draw(_ stroke: Stroke, screen: PixelSize) throws -> Drawn {
+    /// One stroke, drawn as its layer would be, or as one path (`whole`; see the type's comment).
+    static func draw(_ stroke: Stroke, screen: PixelSize, whole: Bool = false) throws -> Drawn {
         let shaper = StrokeShaper(brush: stroke.brush)
-        var pieces: [StrokePiece] = []
-        pieces.reserveCapacity(stroke.samples.count)
+        // Whole: one list of shapes, filled at once. Else each piece's own shapes, one fill each.
+        var pieces: [[InkShape]] = []
         var inked = Rect.empty
-        for k in stroke.samples.indices where StrokeShaper.isFinal(piece: k, count: stroke.samples.count, done: true) {
-            let piece = shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles)
-            inked = inked.union(piece.bounds)
-            pieces.append(piece)
+        if whole && (stroke.brush.tool == .pen || stroke.brush.tool == .highlighter) {
+            let shapes = shaper.wholeStroke(samples: stroke.samples, nibAngles: stroke.nibAngles)
+            for shape in shapes { inked = inked.union(shape.path.bounds) }
+            pieces = [shapes]
+        } else {
+            pieces.reserveCapacity(stroke.samples.count)
+            for k in stroke.samples.indices where StrokeShaper.isFinal(piece: k, count: stroke.samples.count, done: true) {
+                let piece = shaper.piece(k, samples: stroke.samples, nibAngles: stroke.nibAngles)
+                inked = inked.union(piece.bounds)
+                pieces.append(piece.shapes)
+            }
         }
         let clip = inked.outset(by: 2).integral
         let area = clip.intersection(Rect(x: 0, y: 0, width: Double(screen.width), height: Double(screen.height)))
@@ -68,7 +82,7 @@ enum StrokeRaster {
         let image = try ImageSurface(size: PixelSize(width: Int(area.width), height: Int(area.height)), format: .argb,
                                      origin: Point(area.minX, area.minY))
         let ctx = CairoContext(image)
-        for piece in pieces { ShapePainter.draw(piece.shapes, in: ctx.cr) }
+        for shapes in pieces { ShapePainter.draw(shapes, in: ctx.cr) }
         cairo_surface_flush(image.surface)
         return Drawn(image: image, clip: clip, inked: inked)
     }
@@ -79,6 +93,7 @@ enum StrokeRaster {
     /// no worker has started it.
     final class Ahead: @unchecked Sendable {
         private let screen: PixelSize
+        private let whole: Bool
         private let workers: Int
         private let lock = Condition()
         private var queue: [Stroke] = []
@@ -95,8 +110,9 @@ enum StrokeRaster {
         private var bytes = 0
         private let budget: Int
 
-        init(screen: PixelSize, budget: Int = 16 << 20) {
+        init(screen: PixelSize, whole: Bool = false, budget: Int = 16 << 20) {
             self.screen = screen
+            self.whole = whole
             self.budget = budget
             workers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         }
@@ -121,7 +137,7 @@ enum StrokeRaster {
                 next += 1
                 drawing.insert(stroke.id)
                 lock.unlock()
-                let result = Result { try StrokeRaster.draw(stroke, screen: screen) }
+                let result = Result { try StrokeRaster.draw(stroke, screen: screen, whole: whole) }
                 lock.lock()
                 if case .success(let d) = result, let image = d.image { bytes += image.size.width * image.size.height * 4 }
                 drawn[stroke.id] = (stroke, result)
