@@ -102,6 +102,7 @@ public final class FrameRenderer {
     /// next frame shows `snapshot` (that page as it was left), or else repaints the canvas
     /// from the document.
     public func showAnotherDocument(_ snapshot: PageSnapshot? = nil) {
+        settleCanvas()
         layers.removeAll()
         if let snapshot, snapshot.backdrop == paperID, snapshot.size == size {
             snapshot.restore(into: canvas)
@@ -117,6 +118,7 @@ public final class FrameRenderer {
     /// The canvas as it is, for showing again later; nil when it is out of date or strokes are
     /// being drawn on it.
     public func snapshotCanvas() -> PageSnapshot? {
+        settleCanvas()
         guard !canvasStale, layers.isEmpty else { return nil }
         putOnPaper()
         return PageSnapshot(of: canvas, backdrop: paperID, deflated: true)
@@ -181,6 +183,7 @@ public final class FrameRenderer {
         } else {
             // Painted on the canvas itself and kept as runs (no screen-sized image of its own):
             // the canvas is repainted from the document in the next frame anyway.
+            settleCanvas()
             let ctx = CairoContext(canvas)
             ctx.fill(bounds, with: background)
             paperPending = false
@@ -257,7 +260,7 @@ public final class FrameRenderer {
         putOnPaper()
 
         let canvasContext = CairoContext(canvas)
-        try end(changes.ended, canvas: canvasContext, damage: &damage)
+        if try end(changes.ended, canvas: canvasContext, damage: &damage) { changes.everything = true }
         repaintCanvas(document, changes, canvasContext, &damage)
 
         // New final pieces of active strokes go into their layers; the rest is overlay.
@@ -377,10 +380,16 @@ public final class FrameRenderer {
     /// (`drawAhead`) and, when many end at once (a replay that draws only its final picture
     /// ends them all in one frame), the others are each drawn as its layer would be
     /// (`StrokeRaster`), on every core, a batch at a time to bound the memory.
-    private func end(_ ended: [Stroke], canvas: CairoContext, damage: inout DamageRegion) throws {
+    ///
+    /// Returns true when the canvas must be repainted from the document: a stroke a worker
+    /// painted onto it changed after it was handed over.
+    private func end(_ ended: [Stroke], canvas: CairoContext, damage: inout DamageRegion) throws -> Bool {
         let ahead = self.ahead
         self.ahead = nil
-        ahead?.finish()
+        ahead?.finishTogether()
+        // No worker got round to laying the paper: it goes on before any stroke.
+        if ahead?.paperPending == true { canvas.fill(bounds, with: background) }
+        var changed = false
         let batch = 64
         var start = 0
         while start < ended.count {
@@ -390,7 +399,7 @@ public final class FrameRenderer {
             var missing: [Int] = []
             // Done pen, calligraphy and highlighter strokes with nothing on a layer yet.
             for i in part.indices where part[i].state == .done && part[i].brush.tool != .eraser && layers[part[i].id] == nil {
-                if let d = try ahead?.take(part[i]) { drawn[i] = d } else { missing.append(i) }
+                if let d = try ahead?.take(part[i], changed: &changed) { drawn[i] = d } else { missing.append(i) }
             }
             // Drawn whole, every stroke is drawn that way (the few on this thread).
             if missing.count >= StrokeRaster.parallelFrom || (wholeStrokes && !missing.isEmpty) {
@@ -403,6 +412,7 @@ public final class FrameRenderer {
                 damage.add(d.inked)
             }
         }
+        return changed
     }
 
     /// Strokes drawn on other threads before the frame that paints them, while the caller goes
@@ -411,10 +421,31 @@ public final class FrameRenderer {
 
     /// Starts drawing finished strokes on another thread; the next frame paints them. A stroke
     /// that changes before then is drawn again.
+    ///
+    /// On one surface nothing else touches the canvas before that frame: the worker lays the
+    /// paper (if it is not on yet) and paints each stroke onto it as soon as it is drawn, in
+    /// order, so the frame has only the strokes no worker got to left to paint.
     public func drawAhead(_ strokes: [Stroke]) {
         guard !strokes.isEmpty else { return }
-        if ahead == nil { ahead = StrokeRaster.Ahead(screen: size, whole: wholeStrokes) }
+        if ahead == nil {
+            if composesOnCanvas {
+                ahead = StrokeRaster.Ahead(screen: size, whole: wholeStrokes, canvas: canvas, paper: paperPending ? background : nil)
+                paperPending = false
+                canvasIsBarePaper = false
+            } else {
+                ahead = StrokeRaster.Ahead(screen: size, whole: wholeStrokes)
+            }
+        }
         ahead?.submit(strokes)
+    }
+
+    /// Waits for a worker that paints on the canvas, before anything else touches the canvas.
+    /// What it painted is then repainted from the document by the next frame.
+    private func settleCanvas() {
+        guard let ahead, ahead.paintsCanvas else { return }
+        ahead.finish()
+        if ahead.paperPending { paperPending = true }
+        canvasStale = true
     }
 
     private func end(_ stroke: Stroke, canvas: CairoContext, damage: inout DamageRegion) throws {
