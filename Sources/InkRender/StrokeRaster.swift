@@ -224,22 +224,27 @@ enum StrokeRaster {
 
         /// Hands out no more work, and waits for the strokes being drawn.
         /// With a canvas: the strokes no worker has started are shared out, the worker going on
-        /// from the front (painting onto the canvas), the calling thread drawing from the back
-        /// (each on an image, which the frame then paints in order, after the painted ones);
-        /// then as `finish`.
+        /// from the front (painting onto the canvas), the calling thread and the other cores
+        /// drawing from the back (each on an image, which the frame then paints in order, after
+        /// the painted ones); then as `finish`.
         func finishTogether() {
             guard canvas != nil else { return finish() }
             lock.lock()
             back = queue.count
-            while !closed && next < back {
-                back -= 1
-                let stroke = queue[back]
-                lock.unlock()
-                let result = Result { try StrokeRaster.draw(stroke, screen: screen, whole: whole) }
-                lock.lock()
-                drawn[stroke.id] = (stroke, result)
-            }
             lock.unlock()
+            let helpers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+            DispatchQueue.concurrentPerform(iterations: helpers) { _ in
+                lock.lock()
+                while !closed && next < back {
+                    back -= 1
+                    let stroke = queue[back]
+                    lock.unlock()
+                    let result = Result { try StrokeRaster.draw(stroke, screen: screen, whole: whole) }
+                    lock.lock()
+                    drawn[stroke.id] = (stroke, result)
+                }
+                lock.unlock()
+            }
             finish()
         }
 
