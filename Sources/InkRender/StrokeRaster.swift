@@ -63,18 +63,6 @@ enum StrokeRaster {
         whole && (stroke.brush.tool == .pen || stroke.brush.tool == .highlighter)
     }
 
-    /// A stroke drawn whole (`drawsWhole`) straight onto `canvas`, with no image of its own:
-    /// one fill covers each pixel once, so the fill at the brush's opacity is what painting its
-    /// image with that opacity gives (to cairo's rounding), without the image.
-    static func paint(_ stroke: Stroke, onto canvas: ImageSurface) -> Drawn {
-        let shapes = StrokeShaper(brush: stroke.brush).wholeStroke(samples: stroke.samples, nibAngles: stroke.nibAngles)
-        var inked = Rect.empty
-        for shape in shapes { inked = inked.union(shape.path.bounds) }
-        let ctx = CairoContext(canvas)
-        ShapePainter.draw(shapes, in: ctx.cr, alpha: stroke.brush.opacity)
-        return Drawn(image: nil, clip: inked.outset(by: 2).integral, inked: inked, onCanvas: true)
-    }
-
     /// One stroke, drawn as its layer would be, or as one path (`whole`; see the type's comment).
     static func draw(_ stroke: Stroke, screen: PixelSize, whole: Bool = false) throws -> Drawn {
         let shaper = StrokeShaper(brush: stroke.brush)
@@ -184,13 +172,11 @@ enum StrokeRaster {
                 next += 1
                 drawing.insert(stroke.id)
                 lock.unlock()
-                var result: Result<Drawn, any Error>
-                if let canvas, StrokeRaster.drawsWhole(stroke, whole: whole) {
-                    result = .success(StrokeRaster.paint(stroke, onto: canvas))
-                } else {
-                    result = Result { try StrokeRaster.draw(stroke, screen: screen, whole: whole) }
-                }
-                if let canvas, case .success(let d) = result, !d.onCanvas {
+                // Drawn on its image and painted as the frame would paint it: the picture is the
+                // same whichever thread drew which stroke (a fill straight onto the canvas would
+                // round a few pixels differently from the image the frame paints).
+                var result = Result { try StrokeRaster.draw(stroke, screen: screen, whole: whole) }
+                if let canvas, case .success(let d) = result {
                     if let image = d.image { CairoContext(canvas).paint(image, opacity: stroke.brush.opacity, in: d.clip) }
                     result = .success(Drawn(image: nil, clip: d.clip, inked: d.inked, onCanvas: true))
                 }
