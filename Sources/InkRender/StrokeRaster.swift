@@ -16,8 +16,8 @@ import InkCore
 /// compares the two pictures pixel for pixel.
 ///
 /// `whole`: a pen or highlighter stroke is one path, filled once (non-zero rule), made of its
-/// pieces joined where the curve turns gently (`StrokeShaper.wholeStroke`): cairo rasterises a
-/// third of the edges, once. Where the pieces overlapped, their antialiased edges no longer add
+/// pieces joined where the curve turns gently (`StrokeShaper.wholeStroke`): cairo rasterises about
+/// half the edges, once. Where the pieces overlapped, their antialiased edges no longer add
 /// up, so edge pixels differ by a few levels from the live screen's; a replay that writes only
 /// its final picture draws this way (`FrameRenderer(wholeStrokes:)`, within the tolerance
 /// `ReplayFinalPictureTests` states). Other tools are drawn piece by piece either way.
@@ -208,7 +208,6 @@ enum StrokeRaster {
             return try done.result.get()
         }
 
-        /// Hands out no more work, and waits for the strokes being drawn.
         /// With a canvas: the strokes no worker has started are shared out, the worker going on
         /// from the front (painting onto the canvas), the calling thread and the other cores
         /// drawing from the back (each on an image, which the frame then paints in order, after
@@ -234,6 +233,7 @@ enum StrokeRaster {
             finish()
         }
 
+        /// Hands out no more work, and waits for the strokes being drawn.
         func finish() {
             lock.lock()
             closed = true

@@ -115,7 +115,7 @@ public struct StrokeShaper: Sendable {
     /// samples; where it turns sharply the polygon ends in its half disc and the next begins, as
     /// every piece does. The pieces' half discs inside a gentle run are left out: the same ink
     /// (they cover a sliver at the outside of a joint that the joined band covers to within a
-    /// fraction of a pixel) from a third of the edges, which is what cairo's rasteriser pays for.
+    /// fraction of a pixel) from about half the edges, which is what cairo's rasteriser pays for.
     /// Other tools: every piece's shapes, in order.
     public func wholeStroke(samples: StrokeSamples, nibAngles: StrokeSamples.NibAngles) -> [InkShape] {
         guard brush.tool == .pen || brush.tool == .highlighter else {
