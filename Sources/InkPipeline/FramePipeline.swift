@@ -27,6 +27,9 @@ public struct PipelineOptions: Sendable {
     /// picture and its buffers were freed: the kiosk hands malloc's free pages back to the
     /// kernel here (InkLoop's `FreeMemory`, on a thread of its own), so it stays flat all day.
     public var afterPageChange: (@Sendable () -> Void)?
+    /// Finished strokes drawn off the canvas are each one path, filled once
+    /// (`FrameRenderer(wholeStrokes:)`): a replay's final picture, never the live screen.
+    public var wholeStrokes = false
     public init() {}
 }
 
@@ -65,7 +68,7 @@ public final class FramePipeline {
         snapshots = PageSnapshots(budget: options.pageCacheBytes)
         for d in devices { deviceNames[d.id] = d.name }
         renderer = try FrameRenderer(size: display.size, background: options.background, frame: (display as? RAMDisplay)?.screen,
-                                     oneSurface: options.oneFrame)
+                                     oneSurface: options.oneFrame, wholeStrokes: options.wholeStrokes)
         self.display = display
         self.options = options
         predictor = Predictor(horizon: options.prediction ? 1 / options.fps : 0)

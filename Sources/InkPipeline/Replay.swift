@@ -20,6 +20,10 @@ public struct ReplayOptions: Sendable {
     /// With `finalPictureOnly`: whether the screen is wanted at all. Without it (only the
     /// finished ink is written, as SVG, PDF or a capture) no frame is drawn.
     public var drawsScreen = true
+    /// With `finalPictureOnly`: each finished pen or highlighter stroke is drawn as one path,
+    /// filled once, not piece by piece as the live screen draws it (`FrameRenderer(wholeStrokes:)`):
+    /// the picture is then the last frame's within the tolerance `ReplayFinalPictureTests` states.
+    public var wholeStrokes = false
     /// Runs on the new pipeline before the first event (a benchmark puts a worksheet's page under the ink).
     public var prepare: (@Sendable (FramePipeline) -> Void)? = nil
     public init() {}
@@ -58,6 +62,7 @@ public struct Replay {
         let onlyLast = options.finalPictureOnly && options.framesDirectory == nil && !options.perStrokeCost
         var pipelineOptions = options.pipeline
         pipelineOptions.oneFrame = onlyLast
+        pipelineOptions.wholeStrokes = onlyLast && options.wholeStrokes
         let pipeline = try FramePipeline(settings: settings, devices: devices, display: display, options: pipelineOptions)
         options.prepare?(pipeline)
         var events = EventCursor(self.events)

@@ -56,8 +56,14 @@ public final class FrameRenderer {
     /// screen-sized image to fault in and copy. Whatever a frame composes over the ink (a stroke
     /// being drawn, a hover, controls) then lands on the canvas, so the frame after it repaints
     /// the canvas from the document: still right, only slower.
-    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false) throws {
+    ///
+    /// `wholeStrokes`: finished strokes drawn off the canvas (`drawAhead`, or many ending in one
+    /// frame) are each one path filled once, not piece by piece as the live screen draws them
+    /// (`StrokeRaster`): faster, and a few levels off the live screen at the joints' edges.
+    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false,
+                wholeStrokes: Bool = false) throws {
         self.size = size
+        self.wholeStrokes = wholeStrokes
         self.background = background
         if let frame {
             guard frame.size == size, frame.format == .xrgb else {
@@ -74,6 +80,8 @@ public final class FrameRenderer {
         // which the kiosk waits for anyway.
         if oneSurface { paperPending = true } else { CairoContext(canvas).fill(bounds, with: background) }
     }
+
+    private let wholeStrokes: Bool
 
     /// The canvas has not had its paper yet (`oneSurface`, before the first frame).
     private var paperPending = false
@@ -94,6 +102,7 @@ public final class FrameRenderer {
     /// next frame shows `snapshot` (that page as it was left), or else repaints the canvas
     /// from the document.
     public func showAnotherDocument(_ snapshot: PageSnapshot? = nil) {
+        settleCanvas()
         layers.removeAll()
         if let snapshot, snapshot.backdrop == paperID, snapshot.size == size {
             snapshot.restore(into: canvas)
@@ -109,6 +118,7 @@ public final class FrameRenderer {
     /// The canvas as it is, for showing again later; nil when it is out of date or strokes are
     /// being drawn on it.
     public func snapshotCanvas() -> PageSnapshot? {
+        settleCanvas()
         guard !canvasStale, layers.isEmpty else { return nil }
         putOnPaper()
         return PageSnapshot(of: canvas, backdrop: paperID, deflated: true)
@@ -173,6 +183,7 @@ public final class FrameRenderer {
         } else {
             // Painted on the canvas itself and kept as runs (no screen-sized image of its own):
             // the canvas is repainted from the document in the next frame anyway.
+            settleCanvas()
             let ctx = CairoContext(canvas)
             ctx.fill(bounds, with: background)
             paperPending = false
@@ -249,7 +260,7 @@ public final class FrameRenderer {
         putOnPaper()
 
         let canvasContext = CairoContext(canvas)
-        try end(changes.ended, canvas: canvasContext, damage: &damage)
+        if try end(changes.ended, canvas: canvasContext, damage: &damage) { changes.everything = true }
         repaintCanvas(document, changes, canvasContext, &damage)
 
         // New final pieces of active strokes go into their layers; the rest is overlay.
@@ -369,10 +380,16 @@ public final class FrameRenderer {
     /// (`drawAhead`) and, when many end at once (a replay that draws only its final picture
     /// ends them all in one frame), the others are each drawn as its layer would be
     /// (`StrokeRaster`), on every core, a batch at a time to bound the memory.
-    private func end(_ ended: [Stroke], canvas: CairoContext, damage: inout DamageRegion) throws {
+    ///
+    /// Returns true when the canvas must be repainted from the document: a stroke a worker
+    /// painted onto it changed after it was handed over.
+    private func end(_ ended: [Stroke], canvas: CairoContext, damage: inout DamageRegion) throws -> Bool {
         let ahead = self.ahead
         self.ahead = nil
-        ahead?.finish()
+        ahead?.finishTogether()
+        // No worker got round to laying the paper: it goes on before any stroke.
+        if ahead?.paperPending == true { canvas.fill(bounds, with: background) }
+        var changed = false
         let batch = 64
         var start = 0
         while start < ended.count {
@@ -382,10 +399,12 @@ public final class FrameRenderer {
             var missing: [Int] = []
             // Done pen, calligraphy and highlighter strokes with nothing on a layer yet.
             for i in part.indices where part[i].state == .done && part[i].brush.tool != .eraser && layers[part[i].id] == nil {
-                if let d = try ahead?.take(part[i]) { drawn[i] = d } else { missing.append(i) }
+                if let d = try ahead?.take(part[i], changed: &changed) { drawn[i] = d } else { missing.append(i) }
             }
-            if missing.count >= StrokeRaster.parallelFrom {
-                for (i, d) in zip(missing, try StrokeRaster.draw(missing.map { part[$0] }, screen: size)) { drawn[i] = d }
+            // Drawn whole, every stroke is drawn that way (the few on this thread).
+            if missing.count >= StrokeRaster.parallelFrom || (wholeStrokes && !missing.isEmpty) {
+                let strokes = missing.map { part[$0] }
+                for (i, d) in zip(missing, try StrokeRaster.draw(strokes, screen: size, whole: wholeStrokes)) { drawn[i] = d }
             }
             for i in part.indices {
                 guard let d = drawn[i] else { try end(part[i], canvas: canvas, damage: &damage); continue }
@@ -393,6 +412,7 @@ public final class FrameRenderer {
                 damage.add(d.inked)
             }
         }
+        return changed
     }
 
     /// Strokes drawn on other threads before the frame that paints them, while the caller goes
@@ -401,10 +421,31 @@ public final class FrameRenderer {
 
     /// Starts drawing finished strokes on another thread; the next frame paints them. A stroke
     /// that changes before then is drawn again.
+    ///
+    /// On one surface nothing else touches the canvas before that frame: the worker lays the
+    /// paper (if it is not on yet) and paints each stroke onto it as soon as it is drawn, in
+    /// order, so the frame has only the strokes no worker got to left to paint.
     public func drawAhead(_ strokes: [Stroke]) {
         guard !strokes.isEmpty else { return }
-        if ahead == nil { ahead = StrokeRaster.Ahead(screen: size) }
+        if ahead == nil {
+            if composesOnCanvas {
+                ahead = StrokeRaster.Ahead(screen: size, whole: wholeStrokes, canvas: canvas, paper: paperPending ? background : nil)
+                paperPending = false
+                canvasIsBarePaper = false
+            } else {
+                ahead = StrokeRaster.Ahead(screen: size, whole: wholeStrokes)
+            }
+        }
         ahead?.submit(strokes)
+    }
+
+    /// Waits for a worker that paints on the canvas, before anything else touches the canvas.
+    /// What it painted is then repainted from the document by the next frame.
+    private func settleCanvas() {
+        guard let ahead, ahead.paintsCanvas else { return }
+        ahead.finish()
+        if ahead.paperPending { paperPending = true }
+        canvasStale = true
     }
 
     private func end(_ stroke: Stroke, canvas: CairoContext, damage: inout DamageRegion) throws {

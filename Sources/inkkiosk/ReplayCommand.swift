@@ -119,6 +119,8 @@ struct ReplayCommand: ParsableCommand {
         options.frameStep = frameStep
         // Only the final picture was asked for: draw the screen once, at the end.
         options.finalPictureOnly = !stats && frames == nil
+        // Each pen stroke one fill: the live screen's picture within docs/RECORDINGS.md's tolerance.
+        options.wholeStrokes = true
         // SVG, PDF, a capture and a transparent PNG are drawn from the document: no screen needed.
         options.drawsScreen = png != nil && background == .white && sheetPage == nil
         var screen = ScreenSettings()

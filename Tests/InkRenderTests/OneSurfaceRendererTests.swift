@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import InkCore
 @testable import InkRender
@@ -68,5 +69,49 @@ import InkCore
         let second = try frame()
         #expect(second.own == 0)
         #expect(second.inked < first.inked)
+    }
+
+    /// Strokes handed to a worker before the frame (`drawAhead`: a replay that draws only its
+    /// final picture) are painted onto the one surface as they are drawn, in order: crossing
+    /// strokes of different colours, a translucent highlighter among them, give the picture of
+    /// a renderer that paints them all in the frame, to the pixel; also when the screen changes
+    /// the canvas meanwhile (another page shown), and drawn whole, to within antialiasing.
+    @Test(arguments: [(false, false), (true, false), (false, true)])
+    func strokesDrawnAheadAreOnThePictureInOrder(otherPageMeanwhile: Bool, whole: Bool) throws {
+        let own = try FrameRenderer(size: Self.screen)
+        let one = try FrameRenderer(size: Self.screen, oneSurface: true, wholeStrokes: whole)
+        var document = Document()
+        let pen = StrokeSource.pen(device: 1)
+        let brushes = [Brush.standard(.pen), Brush(tool: .pen, color: RGBA(0.8, 0.1, 0.1), width: 9),
+                       Brush.standard(.highlighter), Brush(tool: .pen, color: RGBA(0.1, 0.35, 0.85), width: 5),
+                       Brush(tool: .calligraphy, color: RGBA(0.1, 0.55, 0.2), width: 12), Brush(tool: .pen, color: .ink, width: 3)]
+        var t = 0.0
+        for (n, brush) in brushes.enumerated() {
+            let y0 = 30 + Double(n) * 25
+            t += 1
+            document.apply(.beginStroke(pen, brush, Self.sample(20, y0, t)))
+            for i in 1...24 {
+                let x = 20 + Double(i) * 12, y = y0 + 60 * sin(Double(i + n) * 0.4)
+                document.apply(.appendSample(pen, Self.sample(x, min(max(y, 5), 195), t + Double(i) / 100)))
+            }
+            document.apply(.endStroke(pen))
+            document.finishFrame()
+        }
+        one.drawAhead(document.endedSinceTaken)
+        if otherPageMeanwhile {
+            own.showAnotherDocument()
+            one.showAnotherDocument()
+        }
+        document.finishFrame()
+        let changes = document.takeChanges()
+        _ = try own.render(document: document, changes: changes, overlay: OverlayScene())
+        _ = try one.render(document: document, changes: changes, overlay: OverlayScene())
+        #expect(Self.inked(one.frame) > 2000)
+        let differing = Self.differing(own.frame, one.frame)
+        if whole {
+            #expect(differing > 0 && differing < Self.inked(own.frame) / 4, "\(differing) pixels differ")
+        } else {
+            #expect(differing == 0, "\(differing) pixels differ")
+        }
     }
 }

@@ -107,6 +107,99 @@ public struct StrokeShaper: Sendable {
         return StrokePiece(shapes: [InkShape(.polygon(outline), solid)])
     }
 
+    /// A finished stroke's ink at once, for a picture drawn with one fill per stroke (a replay's
+    /// final picture, `StrokeRaster`), never piece by piece on the live screen.
+    ///
+    /// Pen and highlighter: consecutive pieces' bands joined into one polygon (one side along the
+    /// curve, the half disc, the other side back) for as long as the curve turns gently at the
+    /// samples; where it turns sharply the polygon ends in its half disc and the next begins, as
+    /// every piece does. The pieces' half discs inside a gentle run are left out: the same ink
+    /// (they cover a sliver at the outside of a joint that the joined band covers to within a
+    /// fraction of a pixel) from about half the edges, which is what cairo's rasteriser pays for.
+    /// Other tools: every piece's shapes, in order.
+    public func wholeStroke(samples: StrokeSamples, nibAngles: StrokeSamples.NibAngles) -> [InkShape] {
+        guard brush.tool == .pen || brush.tool == .highlighter else {
+            return samples.indices.flatMap { piece($0, samples: samples, nibAngles: nibAngles).shapes }
+        }
+        guard !samples.isEmpty else { return [] }
+        var shapes = roundPiece(0, samples).shapes
+        var run = BandRun()
+        for k in 1..<samples.count {
+            let r0 = brush.inkWidth(pressure: samples[k - 1].pressure) / 2
+            let r1 = brush.inkWidth(pressure: samples[k].pressure) / 2
+            let pts = curve(k, samples).points(spacing: spacing)
+            guard pts.count >= 2, samples[k - 1].location.distance(to: samples[k].location) > 1e-6 else {
+                if let band = run.close() { shapes.append(InkShape(.polygon(band), solid)) }
+                shapes += roundPiece(k, samples).shapes
+                continue
+            }
+            if !run.continuesGently(into: pts, radius: r0), let band = run.close() {
+                shapes.append(InkShape(.polygon(band), solid))
+            }
+            run.append(pts, from: r0, to: r1)
+        }
+        if let band = run.close() { shapes.append(InkShape(.polygon(band), solid)) }
+        return shapes
+    }
+
+    /// Pieces' centre lines joined end to end, with the ink's radius at each point.
+    private struct BandRun {
+        var points: [Point] = []
+        var radii: [Double] = []
+
+        /// Whether the pieces so far and the next (`pts`, from the joint on) make one band: the
+        /// curve turns by less than 0.5 rad at the joint, and little enough that the inside edge
+        /// does not fold back over itself (the radius's step along the joint's bisector stays
+        /// within two fifths of the shorter of the two segments beside it).
+        func continuesGently(into pts: [Point], radius: Double) -> Bool {
+            guard points.count >= 2 else { return true }
+            let before = points[points.count - 1] - points[points.count - 2], after = pts[1] - pts[0]
+            let lb = before.length, la = after.length
+            guard lb > 1e-9, la > 1e-9 else { return false }
+            let cross = before.x * after.y - before.y * after.x, dot = before.x * after.x + before.y * after.y
+            let turn = abs(atan2(cross, dot))
+            return turn < 0.5 && radius * tan(turn / 2) < 0.4 * min(lb, la)
+        }
+
+        mutating func append(_ pts: [Point], from r0: Double, to r1: Double) {
+            let skip = points.isEmpty ? 0 : 1   // the joint is the run's last point already
+            let last = Double(pts.count - 1)
+            for j in skip..<pts.count {
+                points.append(pts[j])
+                radii.append(r0 + (r1 - r0) * Double(j) / last)
+            }
+        }
+
+        /// The run's outline (as `roundPiece` outlines one piece), and an empty run after it.
+        mutating func close() -> [Point]? {
+            defer { points.removeAll(keepingCapacity: true); radii.removeAll(keepingCapacity: true) }
+            guard points.count >= 2 else { return nil }
+            let n = points.count
+            var outline: [Point] = []
+            var right: [Point] = []
+            outline.reserveCapacity(2 * n + 8); right.reserveCapacity(n)
+            let chord = (points[n - 1] - points[0]).normalized()
+            var endNormal = chord.perpendicular
+            for j in 0..<n {
+                let a = points[max(j - 1, 0)], b = points[min(j + 1, n - 1)]
+                let normal = (b - a).normalized(or: chord).perpendicular
+                outline.append(points[j] + normal * radii[j])
+                right.append(points[j] - normal * radii[j])
+                endNormal = normal
+            }
+            let r1 = radii[n - 1]
+            let ahead = Point(endNormal.y, -endNormal.x)
+            let end = points[n - 1]
+            let steps = StrokeShaper.arcSteps(radius: r1)
+            for i in 1..<steps {
+                let angle = Double.pi * Double(i) / Double(steps)
+                outline.append(end + endNormal * (r1 * cos(angle)) + ahead * (r1 * sin(angle)))
+            }
+            outline.append(contentsOf: right.reversed())
+            return outline
+        }
+    }
+
     /// Edges for a half circle of `radius` that stray from the true circle by at most a tenth of
     /// a pixel (cairo's own tolerance for the arcs it flattens).
     public static func arcSteps(radius: Double) -> Int {
