@@ -45,12 +45,27 @@ unit_tests() {
         /usr/bin/python3 scripts/arm64/launcher.py "$launcher_dir/launcher.sock" &
     launcher_pid=$!
     for _ in $(seq 100); do [[ -S $launcher_dir/launcher.sock ]] && break; sleep 0.1; done
-    QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime INKKIOSK_TESTS_EMULATED=1 \
-        INKKIOSK_TESTS_LAUNCHER=$launcher_dir/launcher.sock \
-        timeout --kill-after=20 "$UNIT_TEST_LIMIT" \
-        .build-arm64/aarch64-unknown-linux-gnu/debug/inkkioskPackageTests.xctest --testing-library swift-testing \
-        >out/arm64/unit-tests.log 2>&1
-    local status=$?
+    # The PDF helper the product spawns still forks the emulator: a copy stuck before its exec
+    # (scripts/arm64/stuck-fork-watch.py) ends the run, which is made once more, saying so.
+    local status attempt marker=$launcher_dir/stuck-fork
+    for attempt in 1 2; do
+        rm -f "$marker"
+        QEMU_LD_PREFIX=$cache/root LD_LIBRARY_PATH=$runtime INKKIOSK_TESTS_EMULATED=1 \
+            INKKIOSK_TESTS_LAUNCHER=$launcher_dir/launcher.sock \
+            timeout --kill-after=20 "$UNIT_TEST_LIMIT" \
+            .build-arm64/aarch64-unknown-linux-gnu/debug/inkkioskPackageTests.xctest --testing-library swift-testing \
+            >out/arm64/unit-tests.log 2>&1 &
+        local tests_pid=$!
+        /usr/bin/python3 scripts/arm64/stuck-fork-watch.py "$tests_pid" "$marker" &
+        local watch_pid=$!
+        wait "$tests_pid"
+        status=$?
+        kill "$watch_pid" 2>/dev/null; wait "$watch_pid" 2>/dev/null
+        [[ -e $marker ]] || break
+        echo "arm64: qemu-user's fork of the test process stuck before its exec: $(cat "$marker")"
+        echo "arm64: tests still running then:"; unfinished_tests out/arm64/unit-tests.log | sed 's/^/  /'
+        ((attempt == 1)) && echo "arm64: the unit tests run once more"
+    done
     kill "$launcher_pid" 2>/dev/null; wait "$launcher_pid" 2>/dev/null
     rm -rf "$launcher_dir"
     grep -E '^(✘|✔ Test run)' out/arm64/unit-tests.log | tail -n 20
