@@ -58,19 +58,13 @@ enum StrokeRaster {
         return try results.values()
     }
 
-    /// Whether `stroke` is drawn as one path when `whole` is asked for.
-    static func drawsWhole(_ stroke: Stroke, whole: Bool) -> Bool {
-        whole && (stroke.brush.tool == .pen || stroke.brush.tool == .highlighter)
-    }
-
     /// One stroke, drawn as its layer would be, or as one path (`whole`; see the type's comment).
     static func draw(_ stroke: Stroke, screen: PixelSize, whole: Bool = false) throws -> Drawn {
         let shaper = StrokeShaper(brush: stroke.brush)
         // Whole: one list of shapes, filled at once. Else each piece's own shapes, one fill each.
         var pieces: [[InkShape]] = []
         var inked = Rect.empty
-        if drawsWhole(stroke, whole: whole) {
-            let shapes = shaper.wholeStroke(samples: stroke.samples, nibAngles: stroke.nibAngles)
+        if whole, let shapes = shaper.wholeStroke(samples: stroke.samples, nibAngles: stroke.nibAngles) {
             for shape in shapes { inked = inked.union(shape.path.bounds) }
             pieces = [shapes]
         } else {

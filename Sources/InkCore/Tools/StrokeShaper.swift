@@ -116,11 +116,9 @@ public struct StrokeShaper: Sendable {
     /// every piece does. The pieces' half discs inside a gentle run are left out: the same ink
     /// (they cover a sliver at the outside of a joint that the joined band covers to within a
     /// fraction of a pixel) from about half the edges, which is what cairo's rasteriser pays for.
-    /// Other tools: every piece's shapes, in order.
-    public func wholeStroke(samples: StrokeSamples, nibAngles: StrokeSamples.NibAngles) -> [InkShape] {
-        guard brush.tool == .pen || brush.tool == .highlighter else {
-            return samples.indices.flatMap { piece($0, samples: samples, nibAngles: nibAngles).shapes }
-        }
+    /// Other tools: nil, they are drawn piece by piece (a calligraphy nib's pieces are not bands).
+    public func wholeStroke(samples: StrokeSamples, nibAngles: StrokeSamples.NibAngles) -> [InkShape]? {
+        guard brush.tool == .pen || brush.tool == .highlighter else { return nil }
         guard !samples.isEmpty else { return [] }
         var shapes = roundPiece(0, samples).shapes
         var run = BandRun()
