@@ -5,8 +5,9 @@ import InkCore
 import InkRender
 
 /// The screen through DRM/KMS: the first connected connector (or a named one) in its preferred
-/// mode (or a named one), two dumb buffers flipped with page-flip events. Frames are drawn in
-/// RAM (the canvas); each buffer receives only the rectangles it has not seen yet.
+/// mode (or a named one), two dumb buffers flipped with page-flip events. Frames are composed in
+/// RAM (`screen`, never read back from the device's buffers, which may be uncached); each buffer
+/// receives only the rectangles it has not seen yet.
 ///
 /// The kernel may refuse: a flip or a mode set fails (EBUSY, EINVAL, EACCES once another
 /// program holds DRM master, ENOSPC…), a flip never completes, the screen is unplugged or
@@ -14,8 +15,15 @@ import InkRender
 /// RAM, what was not shown is kept, and `ScanoutRecovery` decides when to try again; every
 /// failing call is logged with its errno (`FailureLog`: no flood at 60 Hz). A screen with
 /// another size shows the canvas as `ScreenPlacement` says: centred, scaled down if needed.
-public final class DRMDisplay: Display, CursorPlane {
+public final class DRMDisplay: RAMDisplay, CursorPlane {
     public let card: DRMCard
+    /// The frames' picture in RAM, the canvas's size: the renderer composes in it.
+    public let screen: ImageSurface
+    /// What `screen` and both scanout buffers were painted with when the display opened. Every
+    /// page of them is written then, not in the first frame: the kiosk opens the display on a
+    /// second core while it reads its configuration, so the first frame only draws what goes
+    /// over the paper, and the mode set shows it.
+    public let blankColor: RGBA?
     public private(set) var connector: ConnectorInfo
     /// The canvas: the mode the kiosk started in. It keeps this size whatever is plugged in later.
     public let size: PixelSize
@@ -44,7 +52,9 @@ public final class DRMDisplay: Display, CursorPlane {
     /// Where the display says what went wrong and what it does about it.
     public var log = Logger(label: "inkkiosk.display")
 
-    public init(cardPath: String? = nil, connectorName: String? = nil, modeName: String? = nil) throws {
+    /// `blank`: the colour the picture and the buffers start with (the paper a first frame shows).
+    public init(cardPath: String? = nil, connectorName: String? = nil, modeName: String? = nil,
+                blank: RGBA = RGBA(0, 0, 0, 1)) throws {
         let (card, found) = try Self.find(cardPath: cardPath, connectorName: connectorName, modeName: modeName)
         self.card = card
         (connector, mode, crtcID) = found
@@ -53,7 +63,20 @@ public final class DRMDisplay: Display, CursorPlane {
         placement = ScreenPlacement(canvas: size, screen: size)
         refreshHz = Int(mode.vrefresh)
         savedCrtc = drmModeGetCrtc(card.fd, crtcID)
+        screen = try ImageSurface(size: size, format: .xrgb)
+        screen.fill(with: blank)
+        blankColor = blank
         try allocateBuffers()
+        // The buffer the first mode set shows; the other is brought up to date by `prepareBackBuffer`.
+        let first = buffers[1 - front], rects = first.stale.take()
+        screen.withPixels { data, stride in first.copy(from: data, stride: stride, rects: rects, placement: placement) }
+    }
+
+    /// Brings the buffer not on screen up to date now, while the loop has time (the kiosk waits
+    /// for its seat after the first frame), rather than in the next frame.
+    public func prepareBackBuffer() {
+        guard modeSets > 0, !recovery.flipPending else { return }
+        fill(buffers[1 - front], from: screen)
     }
 
     /// The first card (or the named one) with a connected connector (or the named one).
@@ -74,7 +97,8 @@ public final class DRMDisplay: Display, CursorPlane {
     deinit {
         if let saved = savedCrtc {
             var connectorID = connector.id
-            if saved.pointee.mode_valid != 0 {
+            // A display that never set its mode (one opened beside the config and not used) has nothing to restore.
+            if saved.pointee.mode_valid != 0 && modeSets + failedModeSets > 0 {
                 let r = drmModeSetCrtc(card.fd, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
                                        &connectorID, 1, &saved.pointee.mode)
                 if r != 0 { log.warning("restoring the console's mode on \(connector.name) failed: \(Errno.describe(-r))") }

@@ -10,11 +10,18 @@ public protocol Display: AnyObject {
 }
 
 /// A display whose picture is plain RAM that the renderer may compose its frames in directly
-/// (`FrameRenderer(frame:)`): no second screen-sized copy of the same pixels is kept. A DRM
-/// display is not one: its RAM shadow is the renderer's frame, its scanout buffers are the
-/// device's.
+/// (`FrameRenderer(frame:)`): no second screen-sized copy of the same pixels is kept. For a DRM
+/// display that is its RAM picture, which `present` copies into the device's scanout buffers.
 public protocol RAMDisplay: Display {
     var screen: ImageSurface { get }
+    /// The one colour `screen` shows everywhere before the first frame, when the display painted
+    /// it so (and its scanout buffers, which then need no copy of it): a first frame of plain
+    /// paper in that colour paints only what goes over the paper. Nil: not known.
+    var blankColor: RGBA? { get }
+}
+
+extension RAMDisplay {
+    public var blankColor: RGBA? { nil }
 }
 
 /// A display in RAM (replay, benchmarks, tests). The renderer composes into `screen` itself,

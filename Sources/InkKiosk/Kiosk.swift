@@ -45,7 +45,9 @@ public struct KioskOptions: Sendable {
 /// pending and no page flip is in flight; everything that arrived meanwhile goes into it.
 public final class Kiosk {
     public let display: DRMDisplay
-    public let seat: LibinputSeat
+    /// The seat, once taken after the first frame (`takeSeat`); until then it is being opened.
+    private var seat: LibinputSeat?
+    private var seatOpening: StartedElsewhere<LibinputSeat>?
     public let pipeline: FramePipeline
     private let console: Console?
     private let connectors: ConnectorMonitor?
@@ -95,7 +97,9 @@ public final class Kiosk {
     /// Where status lines go (stderr, the journal under systemd); the screen shows only what a user needs.
     private let log = Logger(label: "inkkiosk")
 
-    public init(options: KioskOptions, trace: StartupTrace = StartupTrace()) throws {
+    /// `display`: the screen being opened beside the configuration's read (`DisplayOpening`);
+    /// nil: opened here.
+    public init(options: KioskOptions, trace: StartupTrace = StartupTrace(), display opening: DisplayOpening? = nil) throws {
         if options.screen.mode == .signature && !options.screen.capture.signatureStorageChosen {
             throw KioskError(KioskConfig.unsealedSignatures)
         }
@@ -120,7 +124,8 @@ public final class Kiosk {
             }
         }
         loop = try EventLoop()
-        display = try DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode)
+        display = try opening?.take(for: options.displayChoice)
+            ?? DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode, blank: DisplayOpening.paper)
         self.trace.mark("display")
         do {
             console = try Console(path: options.tty, switching: options.lockVT ? .locked : .handled(release: SIGUSR1, acquire: SIGUSR2))
@@ -134,9 +139,11 @@ public final class Kiosk {
         let deviceSettings = settings, everyDevice = options.calibration
         let seatName = options.seat, exclusive = options.lockdown
         // libinput reads its quirks and udev's devices on a second core while this one restores
-        // the journal; the seat is the loop's alone once taken.
-        let opening = StartedElsewhere(name: "ink-seat-open") {
-            try LibinputSeat(seat: seatName, exclusive: exclusive) { name in
+        // the journal and shows the first frame; the seat is the loop's alone once taken.
+        seatOpening = StartedElsewhere(name: "ink-seat-open") {
+            // Behind the first frame for the CPU: with two cores it would take one from the frame.
+            runInBackgroundPriority()
+            return try LibinputSeat(seat: seatName, exclusive: exclusive) { name in
                 deviceSettings.device(named: name)?.calibration ?? everyDevice
             }
         }
@@ -236,8 +243,6 @@ public final class Kiosk {
             self.journal = nil
         }
         self.trace.mark("journal")
-        seat = try opening.take()
-        self.trace.mark("input (opened beside them)")
         if console == nil { log.notice("no virtual terminal to take over: the console is left as it is") }
         if let api { log.info("signature API on \(api.address)") }
         log.info("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
@@ -262,7 +267,6 @@ public final class Kiosk {
         // From here on this thread only reads input and makes frames: it goes first.
         let priority = raiseToInkPriority()
         log.log(level: priority.raised ? .info : .warning, "\(priority.line)")
-        try loop.watch(seat.fileDescriptor) { [unowned self] in readInput() }
         try loop.watch(display.fileDescriptor) { [unowned self] in display.handleEvents() }
         if let connectors {
             try loop.watch(connectors.fileDescriptor) { [unowned self] in
@@ -289,8 +293,8 @@ public final class Kiosk {
         }
         if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
         if let interval = notifier?.watchdogInterval { log.info("\(String(cFormat: "systemd watchdog: %.1f s", interval))") }
-        readInput()
         try drawIfDue()
+        try takeSeat()
         while running {
             let handled = try loop.runOnce(timeout: nextWake())
             try drawIfDue()
@@ -301,7 +305,27 @@ public final class Kiosk {
         if let apiFailure { throw KioskError(apiFailure) }
     }
 
+    /// Takes the seat its thread has been opening, once the first frame is on screen: the paper
+    /// shows while libinput still reads its quirks and udev's devices; the devices come in with
+    /// the first read. Then the canvas gets its paper and the other scanout buffer the picture,
+    /// before the first stroke needs either.
+    private func takeSeat() throws {
+        guard let opening = seatOpening else { return }
+        seatOpening = nil
+        let seat = try opening.take()
+        self.seat = seat
+        try loop.watch(seat.fileDescriptor) { [unowned self] in readInput() }
+        // The seat holds every device (EVIOCGRAB) from here: SysRq's own switch can go too.
+        Lockdown.engage(options, seat: seat, log: log)
+        log.info("\(trace.followUp("input ready"))")
+        readInput()
+        notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
+        pipeline.layPaper()
+        display.prepareBackBuffer()
+    }
+
     private func readInput() {
+        guard let seat else { return }
         for e in seat.dispatch() {
             switch e {
             case .added(let d):
@@ -400,11 +424,9 @@ public final class Kiosk {
         if !firstFrameShown {
             firstFrameShown = true
             let started = trace.summary("first frame on screen", lastStep: "first frame")
-            // The seat already holds every device (EVIOCGRAB): SysRq's own switch can wait for the paper.
-            Lockdown.engage(options, seat: seat, log: log)
+            trace.mark("first frame")
             paintPagesAhead()
             log.info("\(started)")
-            notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         }
     }
 

@@ -17,13 +17,17 @@ public final class StartedElsewhere<Value>: @unchecked Sendable {
     }
 
     /// Waits for the value (or rethrows what making it threw). The value moves to the caller:
-    /// from here on only the caller's thread touches it.
+    /// from here on only the caller's thread touches it, and nothing here keeps it alive (a
+    /// display dropped by its taker closes its card at once). Taken once; a second take throws.
     public func take() throws -> Value {
         done.lock()
         defer { done.unlock() }
         while result == nil { done.wait() }
+        defer { result = .failure(TakenAlready()) }
         return try result!.get()
     }
+
+    struct TakenAlready: Error {}
 
     private func finish(_ made: Result<Value, any Error>) {
         done.lock()

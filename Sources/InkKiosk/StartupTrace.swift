@@ -41,6 +41,14 @@ public struct StartupTrace {
         return headline + origin + parts.joined(separator: ", ")
     }
 
+    /// "input ready 352 ms after exec, 61 ms after the first frame": for what follows the last step.
+    public func followUp(_ headline: String) -> String {
+        let now = Self.bootTime()
+        let start = execAt ?? steps.first?.at ?? now
+        let last = steps.last.map { String(cFormat: ", %.0f ms after the ", (now - $0.at) * 1000) + $0.name } ?? ""
+        return headline + String(cFormat: " %.0f ms after ", (now - start) * 1000) + (execAt == nil ? "main" : "exec") + last
+    }
+
     public static func bootTime() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)

@@ -68,6 +68,7 @@ public final class FramePipeline {
         snapshots = PageSnapshots(budget: options.pageCacheBytes)
         for d in devices { deviceNames[d.id] = d.name }
         renderer = try FrameRenderer(size: display.size, background: options.background, frame: (display as? RAMDisplay)?.screen,
+                                     frameShows: (display as? RAMDisplay)?.blankColor,
                                      oneSurface: options.oneFrame, wholeStrokes: options.wholeStrokes)
         self.display = display
         self.options = options
@@ -254,6 +255,8 @@ public final class FramePipeline {
 
     /// The next frame repaints the whole screen (after the display was away).
     public func redrawAll() { renderer.invalidateAll(); needsFrame = true }
+    /// Lays the canvas's paper now, before ink needs it (`FrameRenderer.layPaper`).
+    public func layPaper() { renderer.layPaper() }
 
     public func perform(_ action: PreferredAction) { interaction.perform(action); needsFrame = true }
     public func undo() { notebook.page.undo(); needsFrame = true }

@@ -183,6 +183,13 @@ final class CairoContext {
 }
 
 extension ImageSurface {
+    /// Fills the whole image with `color`: every page of it is written, so none is first
+    /// touched (and zeroed by the kernel) later, in a frame.
+    public func fill(with color: RGBA) {
+        CairoContext(self).fill(Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)), with: color)
+        cairo_surface_flush(surface)
+    }
+
     /// Copies the given rectangles of `source` (same size) into this surface.
     public func copy(from source: ImageSurface, in rects: [Rect]) {
         let ctx = CairoContext(self)

@@ -60,8 +60,11 @@ public final class FrameRenderer {
     /// `wholeStrokes`: finished strokes drawn off the canvas (`drawAhead`, or many ending in one
     /// frame) are each one path filled once, not piece by piece as the live screen draws them
     /// (`StrokeRaster`): faster, and a few levels off the live screen at the joints' edges.
-    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, oneSurface: Bool = false,
-                wholeStrokes: Bool = false) throws {
+    ///
+    /// `frameShows`: the one colour `frame` already shows everywhere (a display that opened blank
+    /// in the paper's colour): a first frame of plain paper then paints only what goes over it.
+    public init(size: PixelSize, background: RGBA = .white, frame: ImageSurface? = nil, frameShows: RGBA? = nil,
+                oneSurface: Bool = false, wholeStrokes: Bool = false) throws {
         self.size = size
         self.wholeStrokes = wholeStrokes
         self.background = background
@@ -70,26 +73,44 @@ public final class FrameRenderer {
                 throw RenderError("the frame to compose in is \(frame.size) \(frame.format), not \(size) XRGB")
             }
             self.frame = frame
+            frameShowsPaper = frameShows == background
         } else {
             self.frame = try ImageSurface(size: size, format: .xrgb)
         }
         canvas = oneSurface ? self.frame : try ImageSurface(size: size, format: .xrgb)
-        // On one surface the paper goes on with the first frame: a replay that writes only
-        // SVG or PDF draws none, and never touches the 8 MB. Otherwise it is filled here, not in
-        // the first frame: this start-up step runs while libinput's thread opens the seat,
-        // which the kiosk waits for anyway.
-        if oneSurface { paperPending = true } else { CairoContext(canvas).fill(bounds, with: background) }
     }
 
     private let wholeStrokes: Bool
+    /// The frame shows plain paper everywhere, as the display opened (until the first frame).
+    private var frameShowsPaper = false
 
-    /// The canvas has not had its paper yet (`oneSurface`, before the first frame).
-    private var paperPending = false
+    /// The canvas has not had its paper yet: it is laid when ink first needs it, or by
+    /// `layPaper`. Until then a frame of plain paper is filled with the paper's colour, not copied
+    /// from the canvas: the kiosk's first frame does not wait for a screen-sized image to be
+    /// written (under emulation, the kernel's zeroing of its pages alone is tens of ms), and a
+    /// replay that writes only SVG or PDF never touches it.
+    private var paperPending = true
 
     private func putOnPaper() {
         guard paperPending else { return }
         paperPending = false
         CairoContext(canvas).fill(bounds, with: background)
+    }
+
+    /// Whether the canvas has its paper yet (for tests).
+    var canvasHasPaper: Bool { !paperPending }
+
+    /// Lays the paper on the canvas now, before ink needs it (the kiosk, once its first frame is
+    /// shown and while it waits for the seat).
+    public func layPaper() {
+        settleCanvas()
+        putOnPaper()
+    }
+
+    /// A frame needs nothing from the canvas: no ink, no decorations, and the paper not laid yet.
+    private func showsOnlyPaper(_ document: Document, _ changes: DocumentChanges) -> Bool {
+        paperPending && !composesOnCanvas && backdrop == nil && pagePaper == nil && ahead == nil
+            && document.strokes.isEmpty && document.active.isEmpty && changes.ended.isEmpty
     }
 
     /// The canvas is the frame (`oneSurface`).
@@ -251,17 +272,27 @@ public final class FrameRenderer {
     /// Brings the frame up to date and returns the rectangles that changed.
     public func render(document: Document, changes: DocumentChanges, overlay: OverlayScene) throws -> DamageRegion {
         var damage = DamageRegion(screen: size)
-        if firstFrame { damage.addAll(); firstFrame = false }
+        var changes = changes
+        if canvasStale { changes.everything = true; canvasStale = false }
+        let paperOnly = showsOnlyPaper(document, changes)
+        let paperShown = paperOnly && frameShowsPaper
+        frameShowsPaper = false
+        if firstFrame { if !paperShown { damage.addAll() }; firstFrame = false }
         for r in previousOverlay { damage.add(r) }
         for r in chromeDamage { damage.add(r) }
         chromeDamage.removeAll()
-        var changes = changes
-        if canvasStale { changes.everything = true; canvasStale = false }
-        putOnPaper()
-
-        let canvasContext = CairoContext(canvas)
-        if try end(changes.ended, canvas: canvasContext, damage: &damage) { changes.everything = true }
-        repaintCanvas(document, changes, canvasContext, &damage)
+        if paperShown {
+            // The paper is there already: only what goes over it (the controls) is drawn.
+        } else if paperOnly {
+            // What a repaint would bring: the paper, everywhere it was asked for.
+            if changes.everything { damage.addAll() }
+            for r in changes.invalid { damage.add(r.outset(by: 2).integral.intersection(bounds)) }
+        } else {
+            putOnPaper()
+            let canvasContext = CairoContext(canvas)
+            if try end(changes.ended, canvas: canvasContext, damage: &damage) { changes.everything = true }
+            repaintCanvas(document, changes, canvasContext, &damage)
+        }
 
         // New final pieces of active strokes go into their layers; the rest is overlay.
         var live: [LiveStroke] = []
@@ -282,7 +313,7 @@ public final class FrameRenderer {
         for r in overlayRects { damage.add(r) }
         previousOverlay = overlayRects.filter { !$0.isEmpty }
 
-        compose(damage, live: live, extras: extras)
+        compose(damage, live: live, extras: extras, paperOnly: paperOnly)
         return damage
     }
 
@@ -294,7 +325,7 @@ public final class FrameRenderer {
         let area: Rect
     }
 
-    private func compose(_ damage: DamageRegion, live: [LiveStroke], extras: [(shapes: [InkShape], alpha: Double)]) {
+    private func compose(_ damage: DamageRegion, live: [LiveStroke], extras: [(shapes: [InkShape], alpha: Double)], paperOnly: Bool) {
         let ctx = CairoContext(frame)
         let cr = ctx.cr
         let extrasArea = extras.reduce(Rect.empty) { $0.union($1.shapes.reduce(Rect.empty) { $0.union($1.path.bounds) }) }
@@ -305,7 +336,7 @@ public final class FrameRenderer {
             canvasStale = true
         }
         for r in damage.rects {
-            if !composesOnCanvas { ctx.copy(canvas, in: r) }
+            if paperOnly { ctx.fill(r, with: background) } else if !composesOnCanvas { ctx.copy(canvas, in: r) }
             cairo_save(cr)
             ctx.clip(to: r)
             // Each group is only as large as its clip: kept to where the stroke (or the overlay)

@@ -214,7 +214,7 @@ struct ShortRunArguments: KioskFlags {
         trace.mark("arguments")
         do {
             try forbidCoreDumps()
-            try runKiosk(options(nil), trace: trace)
+            try runKiosk(self, trace: trace) { try options(nil) }
         } catch {
             RunCommand.exit(withError: error)
         }
@@ -233,7 +233,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let trace = StartupTrace()
         try forbidCoreDumps()
-        try runKiosk(kiosk.options(ink), trace: trace)
+        try runKiosk(kiosk, trace: trace) { try kiosk.options(ink) }
     }
 }
 
@@ -258,7 +258,7 @@ struct RecordCommand: ParsableCommand {
     func run() throws {
         let trace = StartupTrace()
         try forbidCoreDumps()
-        try runKiosk(kiosk.options(ink, record: output), trace: trace)
+        try runKiosk(kiosk, trace: trace) { try kiosk.options(ink, record: output) }
     }
 }
 
@@ -286,14 +286,19 @@ struct CheckConfigCommand: ParsableCommand {
     }
 }
 
-func runKiosk(_ options: KioskOptions, trace: StartupTrace) throws {
+/// The kiosk with the options `readOptions` makes (the configuration's read, the flags over it).
+/// Meanwhile the screen the flags name is opened on a second core (`DisplayOpening`): the
+/// configuration usually names no other.
+func runKiosk(_ flags: some KioskFlags, trace: StartupTrace, readOptions: () throws -> KioskOptions) throws {
     var trace = trace
-    trace.mark("configuration")
     // Before anything takes the console or starts a thread: a SIGTERM during start-up waits
     // for the loop (which restores the console), and no thread but the loop's ever takes one.
     Kiosk.holdTerminationSignals()
+    let display = DisplayOpening(DisplayOpening.Choice(card: flags.card, connector: flags.connector, mode: flags.mode))
+    let options = try readOptions()
+    trace.mark("configuration")
     do {
-        let kiosk = try Kiosk(options: options, trace: trace)
+        let kiosk = try Kiosk(options: options, trace: trace, display: display)
         try kiosk.run()
         if kiosk.stoppedByServiceKeys { throw ExitCode(Kiosk.serviceExitStatus) }
     } catch let e as ExitCode {

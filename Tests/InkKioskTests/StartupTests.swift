@@ -22,6 +22,19 @@ import Glibc
         #expect(!line.contains("-"))
     }
 
+    @Test func whatFollowsTheLastStepSaysHowLongAfterIt() throws {
+        var trace = StartupTrace()
+        trace.mark("first frame")
+        usleep(20_000)
+        let line = trace.followUp("input ready")
+        // "input ready 412 ms after exec, 21 ms after the first frame"
+        let words = line.split(separator: " ")
+        #expect(line.hasPrefix("input ready ") && line.hasSuffix(" ms after the first frame"))
+        #expect(words[3...5] == ["ms", "after", "exec,"])
+        let sinceStart = try #require(Int(words[2])), sinceStep = try #require(Int(words[6]))
+        #expect(sinceStep >= 19 && sinceStart >= sinceStep)
+    }
+
     @Test func theProcessStartIsReadFromTheKernel() throws {
         let start = try #require(StartupTrace.processStart())
         let now = StartupTrace.bootTime()

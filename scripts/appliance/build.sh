@@ -242,7 +242,8 @@ ship_library() {
         [[ -e $SYSROOT$lib ]] || die "$soname is missing from the arm64 root ($package)"
         rput "$lib"
     else
-        lib=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64/ {print $NF; exit}')
+        # awk reads to the end: leaving early would kill ldconfig with SIGPIPE, and pipefail the build.
+        lib=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64/ && !found {print $NF; found = 1}')
         [[ -n $lib ]] || die "$soname is missing (apt-get install $package)"
         put "$lib"
     fi
