@@ -107,13 +107,13 @@ public final class Kiosk {
         self.trace = trace
         // Reading the journal goes on beside the display's and the pipeline's set-up. On a first
         // start the new file's sync (50-200 ms on an SD card) is the writer thread's, beside the
-        // first frame: there is no ink in it to wait for. A signature's journal holds biometric
+        // first frame: there is no ink in it to wait for. Old damaged copies are removed after
+        // the first frame (`pruneDamagedJournals`). A signature's journal holds biometric
         // samples: it is scrubbed (zeros over them before a cut).
         let scrubbing = options.screen.mode == .signature, hosted = scrubbing && options.screen.api.address != nil
-        let damaged = options.damagedJournals
         let journalOpening = options.journalPath.map { path in
             StartedElsewhere(name: "ink-journal-open") {
-                let journal = try StrokeJournal(path: path, scrubbing: scrubbing, damaged: damaged, syncingNewFile: false)
+                let journal = try StrokeJournal(path: path, scrubbing: scrubbing, damaged: .unlimited, syncingNewFile: false)
                 if hosted && !journal.recovered.isEmpty {
                     // The host's request died with the last process: its half-drawn signature goes too.
                     do { try journal.reset() } catch {
@@ -322,6 +322,23 @@ public final class Kiosk {
         notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
         pipeline.layPaper()
         display.prepareBackBuffer()
+        pruneDamagedJournals()
+    }
+
+    /// Removes journals put aside as unreadable beyond `[storage] damaged_keep` and
+    /// `damaged_days`, on the chores' thread: a directory listing on a slow card is nothing the
+    /// first frame should wait for.
+    private func pruneDamagedJournals() {
+        guard let path = journal?.path else { return }
+        let damaged = options.damagedJournals
+        chores.run({ try damaged.prune(path) }) { [log] outcome in
+            switch outcome {
+            case .success(let removed) where !removed.isEmpty:
+                log.notice("journal \(path): removed \(removed.count) old damaged journals: \(removed.joined(separator: ", "))")
+            case .failure(let error): log.warning("journal \(path): cannot remove old damaged journals: \(error)")
+            default: break
+            }
+        }
     }
 
     private func readInput() {

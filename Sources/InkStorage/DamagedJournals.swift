@@ -12,6 +12,8 @@ public struct DamagedJournals: Sendable, Equatable {
 
     /// `[storage] damaged_keep`, `damaged_days`.
     public static let standard = DamagedJournals(limits: Retention(keep: 4, maxAgeDays: 30))
+    /// No limit: opening a journal with it removes no copy (the kiosk prunes after its first frame).
+    public static let unlimited = DamagedJournals(limits: Retention(keep: 0, maxAgeDays: 0))
 
     public init(limits: Retention) { self.limits = limits }
 

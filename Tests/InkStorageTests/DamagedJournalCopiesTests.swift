@@ -39,7 +39,7 @@ import InkTestSupport
         #expect(left == ["journal.inkj.damaged." + utcTimestamp(now - day), "journal.inkj.damaged." + utcTimestamp(now - 2 * day),
                          "other.inkj.damaged." + utcTimestamp(now - 90 * day), "journal.inkj.compact"])
         // 0 and 0: no limit.
-        #expect(try DamagedJournals(limits: Retention(keep: 0, maxAgeDays: 0)).prune(journal, now: now + 1000 * day).isEmpty)
+        #expect(try DamagedJournals.unlimited.prune(journal, now: now + 1000 * day).isEmpty)
     }
 
     /// Each bad start keeps its own copy (two in one second too); opening the journal removes
