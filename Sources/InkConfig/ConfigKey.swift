@@ -70,13 +70,17 @@ public enum ConfigDefault: Sendable {
 public struct ConfigKey: Sendable {
     public let name: String
     public let kind: ConfigKind
-    public let defaultValue: ConfigDefault
     public let summary: String
+    /// Made when asked for (the reference): reading a config never needs the defaults, and
+    /// making them (the built-in settings, their TOML text) was a third of the read's cost.
+    private let makeDefault: @Sendable () -> ConfigDefault
+    public var defaultValue: ConfigDefault { makeDefault() }
 
-    public init(_ name: String, _ kind: ConfigKind, _ defaultValue: ConfigDefault, _ summary: String) {
+    public init(_ name: String, _ kind: ConfigKind, _ defaultValue: @autoclosure @escaping @Sendable () -> ConfigDefault,
+                _ summary: String) {
         self.name = name
         self.kind = kind
-        self.defaultValue = defaultValue
+        makeDefault = defaultValue
         self.summary = summary
     }
 

@@ -219,11 +219,17 @@ public enum ConfigSchema {
         .table("text", "Every word on screen."),
     ])
 
+    static let uiTextPath = "ui.text"
+
+    /// Built for the reference only: the reader checks `[ui.text]` against `UIText.configKeys`.
     static var uiText: ConfigSection {
         let words = UIText()
-        return ConfigSection("ui.text", "Every word on screen, for translation. \"%@\" is replaced by a reason or a name, "
+        return ConfigSection(uiTextPath, "Every word on screen, for translation. \"%@\" is replaced by a reason or a name, "
                              + "\"%d\" by a number. None may be empty.",
-                             UIText.configKeys.map { ConfigKey($0.key, .string, .string(words[keyPath: $0.path]), $0.summary) })
+                             UIText.configKeys.map { key in
+                                 let word = words[keyPath: key.path]
+                                 return ConfigKey(key.key, .string, .string(word), key.summary)
+                             })
     }
 
     static let signature = ConfigSection("signature", "Signature mode's captures: where they go and how they are kept.", [

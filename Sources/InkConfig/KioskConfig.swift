@@ -157,8 +157,9 @@ extension KioskConfig {
             if let v = r.number("button_mm", in: t, of: S.ui) { s.look.buttonMM = v }
             if let v = r.number("dpi", in: t, of: S.ui) { s.look.dpi = v > 0 ? v : nil }
             if let text = r.table("text", in: t, at: "ui") {
-                r.only(S.uiText, in: text)
-                for (key, path, _) in UIText.configKeys {
+                let keys = UIText.configKeys
+                r.only(keys.map(\.key), in: text, at: S.uiTextPath)
+                for (key, path, _) in keys {
                     guard let v = r.string(key, in: text, at: "ui.text") else { continue }
                     if v.isEmpty { r.problem("ui.text.\(key)", "must not be empty") } else { s.look.text[keyPath: path] = v }
                 }

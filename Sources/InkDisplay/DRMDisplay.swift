@@ -67,9 +67,13 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
         screen.fill(with: blank)
         blankColor = blank
         try allocateBuffers()
-        // The buffer the first mode set shows; the other is brought up to date by `prepareBackBuffer`.
-        let first = buffers[1 - front], rects = first.stale.take()
-        screen.withPixels { data, stride in first.copy(from: data, stride: stride, rects: rects, placement: placement) }
+        // The buffer the first mode set shows gets the picture's one colour (written, not copied:
+        // the picture is never read back); the other is brought up to date by `prepareBackBuffer`.
+        let first = buffers[1 - front]
+        if let pixel = screen.withPixels({ data, _ in data.load(as: UInt32.self) }), placement.borders.isEmpty {
+            first.fill(pixel)
+            _ = first.stale.take()
+        }
     }
 
     /// Brings the buffer not on screen up to date now, while the loop has time (the kiosk waits

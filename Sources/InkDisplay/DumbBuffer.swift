@@ -60,6 +60,15 @@ final class DumbBuffer {
         }
     }
 
+    /// Writes `pixel` (XRGB8888) everywhere: one row built in RAM, then copied to every row, so
+    /// the buffer is only written, never read.
+    func fill(_ pixel: UInt32) {
+        let row = [UInt32](repeating: pixel, count: width)
+        row.withUnsafeBytes { r in
+            for y in 0..<height { memcpy(pixels + y * pitch, r.baseAddress!, r.count) }
+        }
+    }
+
     /// Copies canvas rectangles of `source` (XRGB8888 rows of `stride` bytes, the canvas's size)
     /// to where `placement` shows them: 1:1 at an offset, or scaled down by averaging.
     func copy(from source: UnsafeRawPointer, stride: Int, rects: [Rect], placement: ScreenPlacement) {
