@@ -72,7 +72,7 @@ public struct ConfigKey: Sendable {
     public let kind: ConfigKind
     public let summary: String
     /// Made when asked for (the reference): reading a config never needs the defaults, and
-    /// making them (the built-in settings, their TOML text) was a third of the read's cost.
+    /// making them (the built-in settings, their TOML text) was a fifth of the read's instructions.
     private let makeDefault: @Sendable () -> ConfigDefault
     public var defaultValue: ConfigDefault { makeDefault() }
 

@@ -160,8 +160,8 @@ extension KioskConfig {
                 let keys = UIText.configKeys
                 r.only(keys.map(\.key), in: text, at: S.uiTextPath)
                 for (key, path, _) in keys {
-                    guard let v = r.string(key, in: text, at: "ui.text") else { continue }
-                    if v.isEmpty { r.problem("ui.text.\(key)", "must not be empty") } else { s.look.text[keyPath: path] = v }
+                    guard let v = r.string(key, in: text, at: S.uiTextPath) else { continue }
+                    if v.isEmpty { r.problem("\(S.uiTextPath).\(key)", "must not be empty") } else { s.look.text[keyPath: path] = v }
                 }
             }
         }
