@@ -281,12 +281,9 @@ public final class FrameRenderer {
         for r in previousOverlay { damage.add(r) }
         for r in chromeDamage { damage.add(r) }
         chromeDamage.removeAll()
-        if paperShown {
-            // The paper is there already: only what goes over it (the controls) is drawn.
-        } else if paperOnly {
-            // What a repaint would bring: the paper, everywhere it was asked for.
-            if changes.everything { damage.addAll() }
-            for r in changes.invalid { damage.add(r.outset(by: 2).integral.intersection(bounds)) }
+        if paperOnly {
+            // The paper wherever a repaint was asked for; nowhere if the frame shows it already.
+            if !paperShown { for r in repaintRegions(changes) { damage.add(r) } }
         } else {
             putOnPaper()
             let canvasContext = CairoContext(canvas)
@@ -498,11 +495,15 @@ public final class FrameRenderer {
         return l
     }
 
+    /// Where finished ink changed (erasing, undo, clear), in whole pixels with a margin for antialiasing.
+    private func repaintRegions(_ changes: DocumentChanges) -> [Rect] {
+        changes.everything ? [bounds] : changes.invalid.map { $0.outset(by: 2).integral.intersection(bounds) }
+    }
+
     /// Erasing, undo and clear change finished ink: repaint those regions from the document.
     private func repaintCanvas(_ document: Document, _ changes: DocumentChanges, _ ctx: CairoContext,
                                _ damage: inout DamageRegion) {
-        let regions = changes.everything ? [bounds] : changes.invalid.map { $0.outset(by: 2).integral.intersection(bounds) }
-        for r in regions where !r.isEmpty {
+        for r in repaintRegions(changes) where !r.isEmpty {
             cairo_save(ctx.cr)
             ctx.clip(to: r)
             if !canvasIsBarePaper { paintPaper(in: r, ctx) }
