@@ -28,8 +28,6 @@ let package = Package(
         // System libraries, found through pkg-config.
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
-        .systemLibrary(name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
-                       providers: [.apt(["libinput-dev", "libudev-dev"])]),
         .systemLibrary(name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
                        providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLibUdev", path: "Sources/CLibUdev", pkgConfig: "libudev",
@@ -42,7 +40,12 @@ let package = Package(
         // OpenSSL's libcrypto, for the PAdES signature's CMS and the device's signing certificate:
         // its headers (libssl-dev), and the library loaded the first time it is needed, not linked
         // (Sources/COpenSSL/libcrypto.c).
-        .target(name: "COpenSSL", path: "Sources/COpenSSL"),
+        .target(name: "COpenSSL", dependencies: ["CLoadOnUse"], path: "Sources/COpenSSL"),
+        // libinput's headers (libinput-dev), and the library loaded by the seat's thread, not linked
+        // (Sources/CLibInput/libinput.c); libudev linked.
+        .target(name: "CLibInput", dependencies: ["CLoadOnUse"], path: "Sources/CLibInput"),
+        // A library loaded the first time it is needed, its functions forwarded under their own names.
+        .target(name: "CLoadOnUse", path: "Sources/CLoadOnUse"),
         // Linux headers: the event loop's (epoll, signalfd, eventfd), the console's VT ioctls, prctl (thread
         // names, the kiosk's dumpability), tgkill.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),

@@ -2,68 +2,23 @@
  * start: it is the largest library the kiosk links (4.7 MB, two thirds of the relocations the
  * loader applies at start-up), and a kiosk without [signature] sign_with never calls it.
  *
- * Each function of OpenSSL's that the kiosk calls is defined here under its own name, with
- * OpenSSL's own declaration in scope (the compiler checks that they agree), and passes its
- * arguments to the real one, looked up once. The definitions are hidden: they are the
- * program's, and never stand in for libcrypto's own functions within libcrypto.
+ * Each function of OpenSSL's that the kiosk calls is forwarded here (CLoadOnUse says how).
  * `ik_crypto_load` loads the library and says why it could not; the Swift side
  * (InkDocumentSigning's `OpenSSL.load`) calls it before anything else of libcrypto's. A function
  * of OpenSSL's that the kiosk newly calls needs its line here: without it, linking fails. */
-#include <dlfcn.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* The soname of OpenSSL 3's libcrypto (Debian 12's libssl3, 13's libssl3t64). */
-#define IK_LIBCRYPTO "libcrypto.so.3"
+#include "load_on_use.h"
 
 #pragma GCC visibility push(hidden)
 #include "shim.h"
 
-static void *ik_crypto_handle;
-static char ik_crypto_error[512];
+/* The soname of OpenSSL 3's libcrypto (Debian 12's libssl3, 13's libssl3t64). */
+static struct ik_library ik_libcrypto = IK_LIBRARY("libcrypto.so.3", "OpenSSL's");
 
-int ik_crypto_load(const char **error) {
-    void *handle = __atomic_load_n(&ik_crypto_handle, __ATOMIC_ACQUIRE);
-    if (handle == NULL) {
-        /* dlopen is thread-safe and returns the same handle to a second caller. */
-        handle = dlopen(IK_LIBCRYPTO, RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) {
-            const char *why = dlerror();
-            snprintf(ik_crypto_error, sizeof ik_crypto_error, "cannot load OpenSSL's %s: %s", IK_LIBCRYPTO, why ? why : "unknown error");
-            if (error) *error = ik_crypto_error;
-            return -1;
-        }
-        __atomic_store_n(&ik_crypto_handle, handle, __ATOMIC_RELEASE);
-    }
-    return 0;
-}
+int ik_crypto_load(const char **error) { return ik_library_load(&ik_libcrypto, error); }
 
-/* The real function `name`: only reached after ik_crypto_load succeeded (the Swift side's
- * contract); a missing symbol (an older libcrypto) ends the process with its name. */
-static void *ik_crypto_symbol(const char *name) {
-    const char *error = NULL;
-    if (ik_crypto_load(&error) != 0) {
-        fprintf(stderr, "inkkiosk: %s\n", error);
-        abort();
-    }
-    void *f = dlsym(__atomic_load_n(&ik_crypto_handle, __ATOMIC_ACQUIRE), name);
-    if (f == NULL) {
-        fprintf(stderr, "inkkiosk: OpenSSL's %s has no %s\n", IK_LIBCRYPTO, name);
-        abort();
-    }
-    return f;
-}
-
-/* NAME_f: the real NAME, looked up at the first call (a race only looks it up twice). */
-#define IK_CRYPTO(name) \
-    static __typeof__(name) *name##_p; \
-    __typeof__(name) *name##_f = __atomic_load_n(&name##_p, __ATOMIC_ACQUIRE); \
-    if (name##_f == NULL) { \
-        name##_f = (__typeof__(name) *)ik_crypto_symbol(#name); \
-        __atomic_store_n(&name##_p, name##_f, __ATOMIC_RELEASE); \
-    }
+#define IK_CRYPTO(name) IK_LOADED_FUNCTION(ik_libcrypto, name)
 
 int ASN1_STRING_set(ASN1_STRING *str, const void *data, int len) { IK_CRYPTO(ASN1_STRING_set); return ASN1_STRING_set_f(str, data, len); }
 long BIO_ctrl(BIO *bp, int cmd, long larg, void *parg) { IK_CRYPTO(BIO_ctrl); return BIO_ctrl_f(bp, cmd, larg, parg); }

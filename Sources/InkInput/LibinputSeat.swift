@@ -51,6 +51,7 @@ public final class LibinputSeat {
                 calibration: @escaping @Sendable (String) -> [Float]? = { _ in nil }) throws {
         self.calibration = calibration
         self.exclusive = exclusive
+        try Self.loadLibinput()
         guard let udev = udev_new() else { throw InputError("cannot create a udev context") }
         sink = .allocate(capacity: 1)
         sink.initialize(to: ik_log_sink(fn: nil, ctx: nil))
@@ -68,6 +69,15 @@ public final class LibinputSeat {
         ik_libinput_install_log(li, Self.libinputPriority(for: log.logLevel))
         guard libinput_udev_assign_seat(li, seat) == 0 else {
             throw InputError("cannot assign libinput to seat '\(seat)' (is udev running, and may this user read /dev/input? root or the 'input' group is needed)")
+        }
+    }
+
+    /// libinput, which the kiosk does not link (CLibInput's libinput.c): loaded by the first seat,
+    /// on the thread that opens it.
+    static func loadLibinput() throws {
+        var error: UnsafePointer<CChar>?
+        guard ik_libinput_load(&error) == 0 else {
+            throw InputError(error.map { String(cString: $0) } ?? "cannot load libinput")
         }
     }
 

@@ -45,9 +45,16 @@ public struct KioskOptions: Sendable {
 /// pending and no page flip is in flight; everything that arrived meanwhile goes into it.
 public final class Kiosk {
     public let display: DRMDisplay
-    /// The seat, once taken after the first frame (`takeSeat`); until then it is being opened.
+    /// The seat, once taken (`takeSeat`). It is opened after the first frame, on a thread of its
+    /// own (`openSeat`): libinput is loaded then (with its stack, ten libraries: the loader maps
+    /// none of them before `main`), and reads its quirks and udev's devices, while the loop goes on.
     private var seat: LibinputSeat?
     private var seatOpening: StartedElsewhere<LibinputSeat>?
+    private let openSeat: @Sendable () throws -> LibinputSeat
+    /// Readable once the seat's thread has opened it, or failed to.
+    private let seatOpened: WakeSignal
+    /// Why the seat could not be opened: the kiosk then stops, and exits non-zero.
+    private var seatFailure: (any Error)?
     public let pipeline: FramePipeline
     private let console: Console?
     private let connectors: ConnectorMonitor?
@@ -86,6 +93,11 @@ public final class Kiosk {
     private var active = true
     /// Where the start-up time went, logged once with the first frame.
     private var trace: StartupTrace
+    /// What started, and how (the journal's restore, the screen, the API, the priority): info
+    /// lines written after the first frame. The process's first log line costs 10-15 ms under
+    /// emulation (its formatting's first run), which the paper need not wait for; warnings and
+    /// errors are written at once.
+    private var startupReport: [String] = []
     private var firstFrameShown = false
     private var serviceKeys: ServiceKeyWatcher?
     /// systemd's notify socket: ready, watchdog pings, status lines (nil when not under systemd).
@@ -105,6 +117,7 @@ public final class Kiosk {
         }
         self.options = options
         self.trace = trace
+        var report: [String] = []
         // Reading the journal goes on beside the display's and the pipeline's set-up. On a first
         // start the new file's sync (50-200 ms on an SD card) is the writer thread's, beside the
         // first frame: there is no ink in it to wait for. Old damaged copies are removed after
@@ -138,15 +151,12 @@ public final class Kiosk {
         settings.screen = display.size
         let deviceSettings = settings, everyDevice = options.calibration
         let seatName = options.seat, exclusive = options.lockdown
-        // libinput reads its quirks and udev's devices on a second core while this one restores
-        // the journal and shows the first frame; the seat is the loop's alone once taken.
-        seatOpening = StartedElsewhere(name: "ink-seat-open") {
-            // Behind the first frame for the CPU: with two cores it would take one from the frame.
-            runInBackgroundPriority()
-            return try LibinputSeat(seat: seatName, exclusive: exclusive) { name in
+        openSeat = {
+            try LibinputSeat(seat: seatName, exclusive: exclusive) { name in
                 deviceSettings.device(named: name)?.calibration ?? everyDevice
             }
         }
+        seatOpened = try WakeSignal()
         connectors = try? ConnectorMonitor()
         self.trace.mark("console")
         // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
@@ -168,14 +178,14 @@ public final class Kiosk {
             } catch {
                 log.warning("outbox: \(error)")
             }
-            if let key = options.screen.capture.encryptTo { log.info("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
+            if let key = options.screen.capture.encryptTo { report.append("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
             if options.screen.capture.storePlaintext { log.warning("signatures are stored in plaintext ([signature] store_plaintext = true)") }
         }
         if let listen = options.screen.api.address, let signature = screen as? SignatureScreen {
             // What the host was told before this start answers again: accepted, interrupted, …
             let archive = OutboxArchive(outbox: options.screen.capture.outbox, retention: options.screen.capture.outboxRetention)
             for note in archive.notes { log.note(note) }
-            log.info("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
+            report.append("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
             let desk = try SignatureDesk(defaultTimeout: options.screen.api.defaultTimeout, archive: archive)
             let address: APIAddress
             do { address = try APIAddress.parse(listen) } catch { throw KioskError("signature API: \(error)") }
@@ -230,7 +240,7 @@ public final class Kiosk {
             if !hosted && !journal.recovered.isEmpty {   // hosted: emptied as it was opened
                 pipeline.restore(journal.recovered, devices: journal.restoredDevices)
             }
-            log.info("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
+            report.append("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
             let wake = try WakeSignal()
             journalWake = wake
             let writer = JournalWriter(journal: journal) { wake.signal() }
@@ -244,9 +254,10 @@ public final class Kiosk {
         }
         self.trace.mark("journal")
         if console == nil { log.notice("no virtual terminal to take over: the console is left as it is") }
-        if let api { log.info("signature API on \(api.address)") }
-        log.info("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
+        if let api { report.append("signature API on \(api.address)") }
+        report.append("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
         serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
+        startupReport = report
         self.trace.mark("log lines")
     }
 
@@ -266,7 +277,7 @@ public final class Kiosk {
     public func run() throws {
         // From here on this thread only reads input and makes frames: it goes first.
         let priority = raiseToInkPriority()
-        log.log(level: priority.raised ? .info : .warning, "\(priority.line)")
+        if priority.raised { startupReport.append(priority.line) } else { log.warning("\(priority.line)") }
         try loop.watch(display.fileDescriptor) { [unowned self] in display.handleEvents() }
         if let connectors {
             try loop.watch(connectors.fileDescriptor) { [unowned self] in
@@ -292,9 +303,24 @@ public final class Kiosk {
             }
         }
         if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
-        if let interval = notifier?.watchdogInterval { log.info("\(String(cFormat: "systemd watchdog: %.1f s", interval))") }
+        if let interval = notifier?.watchdogInterval { startupReport.append(String(cFormat: "systemd watchdog: %.1f s", interval)) }
+        try loop.watch(seatOpened.fd) { [unowned self] in
+            seatOpened.drain()
+            do { try takeSeat() } catch {
+                log.error("stopping: \(error)")
+                seatFailure = error
+                running = false
+            }
+        }
         try drawIfDue()
-        try takeSeat()
+        // The first frame is on screen: the seat opens on a second core while this one lays the
+        // canvas's paper and brings the other scanout buffer up to date, before the first stroke
+        // needs either.
+        let opened = seatOpened
+        seatOpening = StartedElsewhere(name: "ink-seat-open", made: { opened.signal() }, openSeat)
+        pipeline.layPaper()
+        display.prepareBackBuffer()
+        pruneDamagedJournals()
         while running {
             let handled = try loop.runOnce(timeout: nextWake())
             try drawIfDue()
@@ -303,12 +329,10 @@ public final class Kiosk {
         notifier?.send(["STOPPING=1"])
         try finish()
         if let apiFailure { throw KioskError(apiFailure) }
+        if let seatFailure { throw seatFailure }
     }
 
-    /// Takes the seat its thread has been opening, once the first frame is on screen: the paper
-    /// shows while libinput still reads its quirks and udev's devices; the devices come in with
-    /// the first read. Then the canvas gets its paper and the other scanout buffer the picture,
-    /// before the first stroke needs either.
+    /// Takes the seat its thread has opened: the devices come in with the first read.
     private func takeSeat() throws {
         guard let opening = seatOpening else { return }
         seatOpening = nil
@@ -320,9 +344,6 @@ public final class Kiosk {
         log.info("\(trace.followUp("input ready"))")
         readInput()
         notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
-        pipeline.layPaper()
-        display.prepareBackBuffer()
-        pruneDamagedJournals()
     }
 
     /// Removes journals put aside as unreadable beyond `[storage] damaged_keep` and
@@ -444,6 +465,8 @@ public final class Kiosk {
             trace.mark("first frame")
             paintPagesAhead()
             log.info("\(started)")
+            for line in startupReport { log.info("\(line)") }
+            startupReport = []
         }
     }
 

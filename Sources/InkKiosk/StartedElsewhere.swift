@@ -8,11 +8,13 @@ public final class StartedElsewhere<Value>: @unchecked Sendable {
     private let done = Condition()
     private var result: Result<Value, any Error>?
 
-    /// Runs `make` on a new thread; if no thread can be started, runs it here.
-    public init(name: String, _ make: @escaping () throws -> Value) {
+    /// Runs `make` on a new thread; if no thread can be started, runs it here. `made` is called
+    /// on that thread once the value (or its error) can be taken: it may wake the taker.
+    public init(name: String, made: (@Sendable () -> Void)? = nil, _ make: @escaping () throws -> Value) {
         let box = UncheckedBox(make)
-        if !startThread(name: name, { [self] in finish(Result { try box.value() }) }) {
+        if !startThread(name: name, { [self] in finish(Result { try box.value() }); made?() }) {
             finish(Result { try make() })
+            made?()
         }
     }
 

@@ -1,5 +1,7 @@
 import Testing
 import Glibc
+import InkCore
+import InkLoop
 @testable import InkKiosk
 
 @Suite struct Startup {
@@ -47,6 +49,29 @@ import Glibc
         let made = StartedElsewhere(name: "test-made") { [1, 2, 3] }
         #expect(try made.take() == [1, 2, 3])
         let failed = StartedElsewhere<Int>(name: "test-failed") { throw Refused() }
+        #expect(throws: Refused.self) { try failed.take() }
+    }
+
+    /// The seat's opening knocks on an eventfd when it is done: the loop goes on meanwhile and
+    /// takes the seat when the knock comes, without waiting, whether it was made or failed.
+    @Test func aValueMadeElsewhereKnocksWhenItCanBeTakenWithoutWaiting() throws {
+        struct Refused: Error {}
+        let gate = Condition()
+        var open = false
+        let knock = try WakeSignal()
+        let made = StartedElsewhere(name: "test-knock", made: { knock.signal() }) { () -> String in
+            gate.lock(); while !open { gate.wait() }; gate.unlock()
+            return "seat"
+        }
+        var ready = pollfd(fd: knock.fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 50) == 0, "no knock before the value is made")
+        gate.lock(); open = true; gate.signal(); gate.unlock()
+        #expect(poll(&ready, 1, 10_000) == 1, "the knock once it is made")
+        #expect(try made.take() == "seat")
+        let failing = try WakeSignal()
+        let failed = StartedElsewhere<Int>(name: "test-knock-failed", made: { failing.signal() }) { throw Refused() }
+        var failedReady = pollfd(fd: failing.fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&failedReady, 1, 10_000) == 1, "a failure knocks too")
         #expect(throws: Refused.self) { try failed.take() }
     }
 }

@@ -249,6 +249,9 @@ ship_library() {
     fi
     put_libs "$lib"
 }
+# libinput and its stack (libwacom, glib, gobject, gudev, …): loaded by the seat's thread while
+# the first frame is drawn (Sources/CLibInput/libinput.c), so not among the binary's own.
+ship_library libinput.so.10 libinput10
 # OpenSSL 3's libcrypto: loaded the first time the kiosk signs a PDF or reads its signing
 # identity ([signature] sign_with; Sources/COpenSSL/libcrypto.c).
 if [[ $ARCH == arm64 ]]; then ship_library libcrypto.so.3 libssl3t64; else ship_library libcrypto.so.3 libssl3; fi

@@ -175,14 +175,16 @@ for v in $(LC_ALL=C readelf -V "$BIN" | awk '/File: libc\.so\.6/ {f=1; next} /Fi
     if [[ -z $libc_min ]] || dpkg --compare-versions "$ver" gt "$libc_min"; then libc_min=$ver; fi
 done
 [[ -n $libc_min ]] || die "found none of the binary's libc.so.6 versions in $libc_symbols"
-# deb-systemd-helper (postinst, postrm); OpenSSL 3's libcrypto, which the kiosk loads when it
-# signs a PDF or reads or makes a signing identity (check-config and keygen --signing too), not
-# at start, so dpkg-shlibdeps does not see it: a dependency all the same, as signing is part of
-# the signature kiosk (trixie's package is libssl3t64). poppler-glib is dlopened when a worksheet
+# deb-systemd-helper (postinst, postrm); libinput, which the kiosk loads when it opens its seat
+# (after its first frame), not at start, so dpkg-shlibdeps does not see it (1.11.1: the oldest its
+# symbols file gives for the functions the kiosk calls); OpenSSL 3's libcrypto, which the kiosk
+# loads when it signs a PDF or reads or makes a signing identity (check-config and keygen
+# --signing too): both dependencies all the same, as signing is part of the signature kiosk
+# (trixie's package is libssl3t64). poppler-glib is dlopened when a worksheet
 # is opened, so it is recommended, not linked (trixie renamed the package in the 64-bit time_t
 # transition).
 {
-    echo "misc:Depends=libc6 (>= $libc_min), init-system-helpers (>= 1.54~), libssl3t64 | libssl3 (>= 3.0.0)"
+    echo "misc:Depends=libc6 (>= $libc_min), init-system-helpers (>= 1.54~), libinput10 (>= 1.11.1), libssl3t64 | libssl3 (>= 3.0.0)"
     echo "poppler:Recommends=libpoppler-glib8t64 | libpoppler-glib8"
 } >>"$WORK/substvars"
 

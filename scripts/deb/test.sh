@@ -240,7 +240,7 @@ amd64_install_test() {
     rc=$?
     printf '%s\n' "$devices" >"$LOG"
     if ((rc == 0)) && grep -q '^Input devices on seat0:' <<<"$devices" && grep -q '^Displays:' <<<"$devices"; then
-        pass "amd64: inkkiosk devices runs and exits 0 with no devices ($(grep -c 'no ' <<<"$devices") \"none\" lines)"
+        pass "amd64: inkkiosk devices opens the seat (libinput, loaded then, from Depends) and exits 0 with no devices ($(grep -c 'no ' <<<"$devices") \"none\" lines)"
     else
         fail "amd64: inkkiosk devices (exit status $rc)"
     fi

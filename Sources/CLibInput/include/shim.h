@@ -1,7 +1,15 @@
+/* libinput for InkInput's seat, and udev, which it takes its devices from. libinput is not
+ * linked: libinput.c loads it (and libwacom, glib, gobject, gudev, libevdev, mtdev with it) when
+ * the seat is opened, on the seat's own thread, so that the loader does not map and relocate ten
+ * libraries before the kiosk's first frame. */
 #include <libinput.h>
 #include <libudev.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+/* Loads libinput: 0, or -1 with *error saying why (the text stays valid). Called before any other
+ * function of libinput's (LibinputSeat does, first thing). */
+int ik_libinput_load(const char **error);
 
 /* libinput's log handler takes a va_list, which Swift cannot; this formats the message and
  * hands it to a plain callback. The sink is the context's user data. */
