@@ -1,7 +1,7 @@
-/* libinput, loaded when the seat is opened (ik_libinput_load, on the seat's thread), not by the
- * loader at every start: with what it links (libwacom, glib, gobject, gudev, libevdev, mtdev, pcre2,
- * libffi) it is ten of the kiosk's 36 libraries, about 40 ms of an emulated board's start before
- * `main`, which the first frame no longer waits for.
+/* libinput, loaded when the seat is opened (ik_libinput_load, on the seat's thread, after the
+ * first frame), not by the loader at every start: with what it links (libwacom, glib, gobject,
+ * gudev, libevdev, mtdev, pcre2, libffi) it was nine of the kiosk's 35 libraries, about 30-40 ms
+ * of an emulated board's start before `main`, which the first frame no longer waits for.
  *
  * Each function of libinput's that the kiosk calls is forwarded here (CLoadOnUse says how). A
  * function of libinput's that the kiosk newly calls needs its line here: without it, linking fails. */

@@ -46,7 +46,7 @@ public struct KioskOptions: Sendable {
 public final class Kiosk {
     public let display: DRMDisplay
     /// The seat, once taken (`takeSeat`). It is opened after the first frame, on a thread of its
-    /// own (`openSeat`): libinput is loaded then (with its stack, ten libraries: the loader maps
+    /// own (`openSeat`): libinput is loaded then (with its stack, nine libraries: the loader maps
     /// none of them before `main`), and reads its quirks and udev's devices, while the loop goes on.
     private var seat: LibinputSeat?
     private var seatOpening: StartedElsewhere<LibinputSeat>?

@@ -1,6 +1,6 @@
 /* libinput for InkInput's seat, and udev, which it takes its devices from. libinput is not
- * linked: libinput.c loads it (and libwacom, glib, gobject, gudev, libevdev, mtdev with it) when
- * the seat is opened, on the seat's own thread, so that the loader does not map and relocate ten
+ * linked: libinput.c loads it (and libwacom, glib, gobject, gudev, libevdev, mtdev, … with it) when
+ * the seat is opened, on the seat's own thread, so that the loader does not map and relocate nine
  * libraries before the kiosk's first frame. */
 #include <libinput.h>
 #include <libudev.h>
