@@ -2,8 +2,9 @@ import InkCore
 import InkLoop
 
 /// A value made on a thread of its own while this one does something else, then taken once: the
-/// kiosk's start opens the seat (libinput reads its quirks, udev's devices) beside the journal's
-/// restore, on a board's second core.
+/// kiosk's start opens the display beside the configuration's read, the journal beside the
+/// pipeline's set-up, and the seat (libinput loaded, its quirks and udev's devices read) after the
+/// first frame, while the loop goes on.
 public final class StartedElsewhere<Value>: @unchecked Sendable {
     private let done = Condition()
     private var result: Result<Value, any Error>?

@@ -1,7 +1,7 @@
 /* A shared library the kiosk does not link but loads the first time it needs it, so that the
  * loader does not map and relocate it (and what it links) at every start: libcrypto, loaded when
  * a signature is first made, and libinput with its stack (libwacom, glib, gobject, gudev, …),
- * loaded by the seat's thread while the first frame is drawn.
+ * loaded by the seat's thread after the first frame.
  *
  * Each function of the library that the kiosk calls is defined by the module that loads it, under
  * the function's own name, with the library's declaration in scope (the compiler checks that they
