@@ -142,6 +142,9 @@ let package = Package(
         // and a screen's pixels.
         .target(name: "InkTestSupport", dependencies: ["InkCore", "InkRender"], path: "Tests/InkTestSupport"),
         // Worksheets made with cairo, the tests' shared PDF helper, and the faults done to it from outside.
+        // The differential tests of the PDF reader: a document as our reader, qpdf (its JSON) and poppler
+        // (pdfinfo) read it, and how the readings differ; shared by InkDocumentTests and the fuzz target.
+        .target(name: "InkDocumentTestSupport", dependencies: ["InkDocument"], path: "Tests/InkDocumentTestSupport"),
         .target(name: "InkWorksheetTestSupport", dependencies: ["InkTestSupport", "InkPDFHelper", "InkWorksheet", "CCairo", "CLinux"],
                 path: "Tests/InkWorksheetTestSupport"),
 
@@ -150,7 +153,8 @@ let package = Package(
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender", "CCairo"]),
         .testTarget(name: "InkInputTests", dependencies: ["CLibInput", logging, "InkCore", "InkInput"]),
         .testTarget(name: "InkAPITests", dependencies: ["InkLog", logging, "InkAPI", "InkAPIClient", "InkDocument", "InkTestSupport"]),
-        .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning", "InkTestSupport"]),
+        .testTarget(name: "InkDocumentTests", dependencies: ["InkCore", "InkDocument", "InkDocumentSigning", "InkTestSupport",
+                                                            "InkDocumentTestSupport"]),
         .testTarget(name: "InkDisplayTests", dependencies: ["InkCore", "InkDisplay"]),
         .testTarget(name: "InkStorageTests", dependencies: ["InkCore", "InkStorage", "InkTestSupport"]),
         .testTarget(name: "InkConfigTests", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkConfig", "InkTestSupport"]),
@@ -172,7 +176,7 @@ let package = Package(
 // product build, `swift build` and `swift test` never see them. Each is one file with
 // `LLVMFuzzerTestOneInput` and no main (libFuzzer brings it), over the real parsers through
 // `@testable import` (the fuzz build passes -enable-testing). The package is then only the fuzz
-// targets and the modules they reach, so that one `swift build` builds all six, modules in
+// targets and the modules they reach, so that one `swift build` builds all seven, modules in
 // parallel and each once. docs/FUZZING.md.
 if Context.environment["INKKIOSK_FUZZ"] != nil {
     let fuzzers: [(product: String, target: String, dependencies: [Target.Dependency])] = [
@@ -184,6 +188,7 @@ if Context.environment["INKKIOSK_FUZZ"] != nil {
         ("fuzz-journal", "FuzzJournal", ["InkCore", "InkStorage", "CZlib"]),
         ("fuzz-config", "FuzzConfig", ["InkConfig"]),
         ("fuzz-pdf", "FuzzPDF", ["InkCore", "InkDocument"]),
+        ("fuzz-pdf-reading", "FuzzPDFReading", ["InkDocument", "InkDocumentTestSupport"]),
     ]
     // The package's own modules the fuzz targets reach; the others (and the products) go.
     func ownModules(_ dependencies: [Target.Dependency]) -> [String] {

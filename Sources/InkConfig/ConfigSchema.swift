@@ -197,7 +197,15 @@ public enum ConfigSchema {
         ConfigKey("documents", .integer(APILimits.documentsRange), .integer(apiLimits.maxDocuments),
                   "PDFs kept for hosts; a new one removes the oldest not in use."),
         ConfigKey("document_pages", .integer(APILimits.documentPagesRange), .integer(apiLimits.maxDocumentPages),
-                  "… and one with more pages is refused (422)."),
+                  "… and one with more pages is refused (422), before its page tree is walked."),
+        ConfigKey("document_objects", .integer(APILimits.documentObjectsRange), .integer(apiLimits.maxDocumentObjects),
+                  "The PDF reader parses every value of an uploaded document (numbers, names, arrays, dictionaries…) once; "
+                  + "one with more is refused (422). Each takes some 60 bytes of RAM while the document is read."),
+        ConfigKey("document_inflate_mb", .integer(APILimits.documentInflateMBRange), .integer(apiLimits.maxDocumentInflatedBytes >> 20),
+                  "MiB the reader may inflate from one document's compressed object and cross-reference streams (a zip "
+                  + "bomb, or a file built to defeat the reader's caching, is refused with 422)."),
+        ConfigKey("document_seconds", .number(APILimits.documentSecondsRange), .number(apiLimits.maxDocumentSeconds),
+                  "An upload the reader has not read whole within this many seconds is refused (422), freeing its upload place."),
     ])
 
     static let lockdown = ConfigSection("lockdown", "Whether keys may leave the kiosk, and the technicians' way out.", [

@@ -226,6 +226,9 @@ extension KioskConfig {
             if let v = r.integer("document_mb", in: t, of: S.limits) { s.api.limits.maxDocumentBytes = v << 20 }
             if let v = r.integer("documents", in: t, of: S.limits) { s.api.limits.maxDocuments = v }
             if let v = r.integer("document_pages", in: t, of: S.limits) { s.api.limits.maxDocumentPages = v }
+            if let v = r.integer("document_objects", in: t, of: S.limits) { s.api.limits.maxDocumentObjects = v }
+            if let v = r.integer("document_inflate_mb", in: t, of: S.limits) { s.api.limits.maxDocumentInflatedBytes = v << 20 }
+            if let v = r.number("document_seconds", in: t, of: S.limits) { s.api.limits.maxDocumentSeconds = v }
         }
         if let t = r.table("api", in: root, at: "") {
             r.only(S.api, in: t)

@@ -9,11 +9,31 @@ public enum CrossReferenceEntry: Sendable, Equatable {
 
 /// One cross-reference section: a classic table (`xref` … `trailer`) or a cross-reference
 /// stream, with its trailer dictionary (the stream's own dictionary for a stream).
-struct CrossReferenceSection {
-    enum Kind: Equatable { case table, stream }
+struct CrossReferenceSection: Sendable {
+    enum Kind: Equatable, Sendable { case table, stream }
     var kind: Kind
     var entries: [(number: Int, entry: CrossReferenceEntry)]
     var trailer: PDFDictionary
+    /// Where its bytes end (after the trailer dictionary, or the stream's `endobj`).
+    var end = 0
+
+    /// Refuses a section that names one number twice (two subsections over the same numbers, an
+    /// /Index with overlapping ranges): which of the two counts is each reader's guess.
+    func checkNumbersOnce(at offset: Int) throws {
+        var seen = Set<Int>()
+        seen.reserveCapacity(entries.count)
+        for (number, _) in entries where !seen.insert(number).inserted {
+            throw PDFError.ambiguous("the cross-reference section at byte \(offset) lists object \(number) twice", at: offset)
+        }
+    }
+}
+
+/// A section as it was found: where, what it says, and in a hybrid file (a table whose trailer
+/// has /XRefStm) where its stream is and what that adds.
+struct ReadSection: Sendable {
+    var offset: Int
+    var section: CrossReferenceSection
+    var hidden: (offset: Int, entries: [(number: Int, entry: CrossReferenceEntry)])?
 }
 
 /// The merged cross-reference of a file and how its newest section was written (which the
@@ -28,33 +48,46 @@ public struct CrossReference: Sendable {
     /// update's /Prev must say).
     public let newestFormat: Format
     public let newestOffset: Int
+    /// Every section of the /Prev chain, newest first.
+    private(set) var sections: [ReadSection] = []
     /// How many sections the /Prev chain had.
-    public private(set) var sectionCount = 0
+    public var sectionCount: Int { sections.count }
 
     init(newestFormat: Format, newestOffset: Int) {
         self.newestFormat = newestFormat; self.newestOffset = newestOffset
     }
 
-    /// Adds an older section: numbers already known keep their newer entry. In a hybrid file a
-    /// table's /XRefStm stream fills in what that table leaves free (`fillsFree`).
-    mutating func merge(_ section: CrossReferenceSection, fillsFree: Bool = false) throws {
-        for (number, entry) in section.entries {
-            switch entries[number] {
-            case nil: break
-            case .free? where fillsFree: break
-            default: continue
+    /// Adds the next older section: numbers already known keep their newer entry. In a hybrid
+    /// file the table's /XRefStm stream fills in what that same table leaves free or out (ISO
+    /// 32000-1, 7.5.8.4); where both give an object a place, the places must agree.
+    mutating func merge(_ read: ReadSection) throws {
+        try read.section.checkNumbersOnce(at: read.offset)
+        var level: [Int: CrossReferenceEntry] = [:]
+        level.reserveCapacity(read.section.entries.count)
+        for (number, entry) in read.section.entries { level[number] = entry }
+        if let hidden = read.hidden {
+            try CrossReferenceSection(kind: .stream, entries: hidden.entries, trailer: PDFDictionary()).checkNumbersOnce(at: hidden.offset)
+            for (number, entry) in hidden.entries where entry != .free {
+                switch level[number] {
+                case nil, .free?: level[number] = entry
+                case let listed? where listed != entry:
+                    throw PDFError.ambiguous("object \(number) is at \(listed) in the table at byte \(read.offset) but at \(entry) "
+                                             + "in its /XRefStm stream (readers that know hybrid files read the one, others the other)", at: hidden.offset)
+                default: break
+                }
             }
-            guard entries.count < PDFLimits.maxCrossReferenceEntries || entries[number] != nil else {
+        }
+        for (number, entry) in level where entries[number] == nil {
+            guard entries.count < PDFLimits.maxCrossReferenceEntries else {
                 throw PDFError.tooLarge("more than \(PDFLimits.maxCrossReferenceEntries) cross-reference entries")
             }
             entries[number] = entry
         }
-        for entry in section.trailer.entries where trailer[entry.key] == nil {
+        for entry in read.section.trailer.entries where trailer[entry.key] == nil {
             trailer[entry.key] = entry.value
         }
+        sections.append(read)
     }
-
-    mutating func countSection() { sectionCount += 1 }
 
     /// The first number an update may give a new object: past /Size and past every number
     /// any section mentions (a wrong /Size must not make two objects share a number).
@@ -62,6 +95,84 @@ public struct CrossReference: Sendable {
         let size = trailer["Size"]?.integerValue.flatMap { Int(exactly: $0) } ?? 0
         let highest = entries.keys.max() ?? 0
         return max(1, min(max(size, highest + 1), PDFLimits.maxObjectNumber + 1))
+    }
+}
+
+extension CrossReference {
+    /// The /Prev chain from the section the file's last `startxref` names: every section, newest
+    /// first. A chain that comes back to a section already read is refused.
+    static func read(_ bytes: [UInt8], work: PDFWork) throws -> CrossReference {
+        let newest = try startxref(bytes)
+        var offset = newest
+        var visited: Set<Int> = []
+        var merged: CrossReference?
+        while true {
+            let section = try within("the cross-reference section at byte \(offset)") { try Self.section(bytes, at: offset, work: work) }
+            if merged == nil { merged = CrossReference(newestFormat: section.kind == .table ? .table : .stream, newestOffset: offset) }
+            visited.insert(offset)
+            var read = ReadSection(offset: offset, section: section)
+            // A hybrid file's table points to a stream with the objects its table leaves out.
+            if section.kind == .table, let hidden = section.trailer["XRefStm"]?.integerValue {
+                guard let at = Int(exactly: hidden), at >= 0, at < bytes.count else {
+                    throw PDFError.malformed("/XRefStm \(hidden) is outside the file", at: offset)
+                }
+                let stream = try within("the cross-reference stream at byte \(at) (/XRefStm)") { try Self.section(bytes, at: at, work: work) }
+                guard stream.kind == .stream else { throw PDFError.malformed("/XRefStm \(hidden) is not a cross-reference stream", at: offset) }
+                read.hidden = (at, stream.entries)
+            }
+            try merged?.merge(read)
+            guard let prev = section.trailer["Prev"]?.integerValue else { break }
+            guard let next = Int(exactly: prev), next >= 0, next < bytes.count else {
+                throw PDFError.malformed("/Prev \(prev) is outside the file", at: offset)
+            }
+            guard !visited.contains(next) else {
+                throw PDFError.malformed("/Prev \(prev) leads back to a cross-reference section already read", at: offset)
+            }
+            guard visited.count < PDFLimits.maxCrossReferenceSections else {
+                throw PDFError.tooLarge("more than \(PDFLimits.maxCrossReferenceSections) cross-reference sections")
+            }
+            offset = next
+        }
+        guard let merged else { throw PDFError.malformed("no cross-reference section") }
+        return merged
+    }
+
+    /// The offset the last `startxref` gives, looked for near the end of the file (that it is
+    /// the file's last word is checked when the whole file is read).
+    private static func startxref(_ bytes: [UInt8]) throws -> Int {
+        let from = max(0, bytes.count - PDFLimits.startxrefSearchBytes)
+        guard let at = PDFParser.findLast(Array("startxref".utf8), in: bytes, from: from, to: bytes.count) else {
+            throw PDFError.malformed("no 'startxref' in the last \(PDFLimits.startxrefSearchBytes) bytes: not a PDF, or cut short")
+        }
+        var lexer = PDFLexer(bytes, at: at + 9)
+        guard case .integer(let value)? = try? lexer.next(), let offset = Int(exactly: value), offset >= 0, offset < bytes.count else {
+            throw PDFError.malformed("'startxref' is not followed by an offset within the file", at: at)
+        }
+        return offset
+    }
+
+    /// The section at `offset`: `xref` starts a table, `n g obj` a cross-reference stream.
+    private static func section(_ bytes: [UInt8], at offset: Int, work: PDFWork) throws -> CrossReferenceSection {
+        var lexer = PDFLexer(bytes, at: offset)
+        lexer.skipSpace()
+        if lexer.hasKeyword("xref", at: lexer.position) { return try CrossReferenceReader.table(bytes, at: lexer.position) }
+        var parser = PDFParser(bytes, at: offset)
+        // A cross-reference stream's /Length is direct (ISO 32000-1, 7.5.8.2): nothing to resolve yet.
+        let (_, object) = try parser.indirectObject(length: { _ in nil })
+        guard let stream = object.streamValue else {
+            throw PDFError.malformed("neither 'xref' nor a cross-reference stream", at: offset)
+        }
+        return try CrossReferenceReader.stream(stream, work: work)
+    }
+}
+
+extension CrossReferenceEntry: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .free: "free"
+        case .inFile(let offset, let generation): "byte \(offset) (generation \(generation))"
+        case .inObjectStream(let stream, let index): "object stream \(stream), index \(index)"
+        }
     }
 }
 
@@ -76,8 +187,10 @@ enum CrossReferenceReader {
             let at = lexer.position
             let token = try lexer.next()
             if token?.isKeyword("trailer") == true { break }
-            // A subsection: its first number and count, then the entries (`offset gen n|f`;
-            // read as tokens, so that 19- and 21-byte lines from sloppy writers read too).
+            // A subsection: its first number and count, then the entries, each exactly as the
+            // format writes it (20 bytes: `nnnnnnnnnn ggggg n` and a two-byte end of line). A
+            // line of another shape makes qpdf rebuild the table and others read it token by
+            // token: two readings.
             guard case .integer(let first)? = token, case .integer(let count)? = try lexer.next(),
                   let start = PDFObject.objectNumber(first), count >= 0,
                   count <= Int64(PDFLimits.maxObjectNumber + 1 - start) else {
@@ -86,31 +199,49 @@ enum CrossReferenceReader {
             guard entries.count + Int(count) <= PDFLimits.maxCrossReferenceEntries else {
                 throw PDFError.tooLarge("a cross-reference table of more than \(PDFLimits.maxCrossReferenceEntries) entries", at: at)
             }
+            // The subsection's line ends; its entries follow.
+            while let b = lexer.peek, b == 0x20 { lexer.position += 1 }
+            if lexer.peek == 0x0D { lexer.position += 1 }
+            if lexer.peek == 0x0A { lexer.position += 1 }
             for i in 0..<Int(count) {
                 let line = lexer.position
-                guard case .integer(let place)? = try lexer.next(), case .integer(let g)? = try lexer.next(),
-                      case .keyword(let type)? = try lexer.next(), type.count == 1, place >= 0,
-                      let generation = PDFObject.generationNumber(g) else {
-                    throw PDFError.malformed("a cross-reference entry that is not 'offset generation n|f'", at: line)
+                guard let (place, generation, inUse) = Self.entry(bytes, at: line) else {
+                    throw PDFError.ambiguous("a cross-reference entry that is not the format's 20 bytes "
+                                             + "('nnnnnnnnnn ggggg n' and a two-byte end of line)", at: line)
                 }
-                switch type[0] {
-                case UInt8(ascii: "n"):
-                    // An offset past the end is an error when (if ever) that object is read.
-                    entries.append((start + i, .inFile(offset: Int(clamping: place), generation: generation)))
-                case UInt8(ascii: "f"): entries.append((start + i, .free))
-                default: throw PDFError.malformed("a cross-reference entry of type '\(Character(Unicode.Scalar(type[0])))' (n or f)", at: line)
-                }
+                lexer.position += 20
+                // Whether an object is really there is checked against the file's objects.
+                entries.append((start + i, inUse ? .inFile(offset: place, generation: generation) : .free))
             }
         }
         var parser = PDFParser(bytes, at: lexer.position)
         guard case .dictionary(let trailer) = try parser.object() else {
             throw PDFError.malformed("the trailer is not a dictionary", at: lexer.position)
         }
-        return CrossReferenceSection(kind: .table, entries: entries, trailer: trailer)
+        return CrossReferenceSection(kind: .table, entries: entries, trailer: trailer, end: parser.position)
+    }
+
+    /// The 20-byte entry at `at`: its offset, generation, and whether it is in use (`n`).
+    private static func entry(_ bytes: [UInt8], at: Int) -> (Int, Int, Bool)? {
+        guard at + 20 <= bytes.count else { return nil }
+        func digits(_ range: Range<Int>) -> Int? {
+            var v = 0
+            for i in range {
+                guard (0x30...0x39).contains(bytes[at + i]) else { return nil }
+                v = v * 10 + Int(bytes[at + i] - 0x30)
+            }
+            return v
+        }
+        guard let offset = digits(0..<10), bytes[at + 10] == 0x20, let generation = digits(11..<16), bytes[at + 16] == 0x20,
+              bytes[at + 17] == UInt8(ascii: "n") || bytes[at + 17] == UInt8(ascii: "f") else { return nil }
+        switch (bytes[at + 18], bytes[at + 19]) {
+        case (0x20, 0x0D), (0x20, 0x0A), (0x0D, 0x0A): return (offset, generation, bytes[at + 17] == UInt8(ascii: "n"))
+        default: return nil
+        }
     }
 
     /// A cross-reference stream (already read as an object): its entries, its dictionary the trailer.
-    static func stream(_ stream: PDFStream) throws -> CrossReferenceSection {
+    static func stream(_ stream: PDFStream, work: PDFWork) throws -> CrossReferenceSection {
         let dictionary = stream.dictionary
         guard dictionary["Type"]?.nameValue == "XRef" else { throw PDFError.malformed("the object at startxref is neither 'xref' nor a /Type /XRef stream") }
         guard let widths = dictionary["W"]?.arrayValue?.compactMap(\.integerValue), widths.count == 3,
@@ -141,7 +272,7 @@ enum CrossReferenceReader {
         let w = widths.map { Int($0) }
         let entryBytes = w[0] + w[1] + w[2]
         guard entryBytes > 0 else { throw PDFError.malformed("a cross-reference stream's /W is [0 0 0]") }
-        let data = try within("its data", { try StreamDecoder.decode(stream) })
+        let data = try within("its data", { try StreamDecoder.decode(stream, work: work) })
         guard data.count / entryBytes >= total else {
             throw PDFError.malformed("a cross-reference stream holds \(data.count / entryBytes) entries where /Index says \(total)")
         }
@@ -161,9 +292,11 @@ enum CrossReferenceReader {
                 switch type {
                 case 0: entries.append((number, .free))
                 case 1:
-                    // An offset past the end is an error when (if ever) that object is read.
-                    entries.append((number, .inFile(offset: Int(clamping: second),
-                                                    generation: Int(min(third, UInt64(PDFLimits.maxGeneration))))))
+                    guard third <= UInt64(PDFLimits.maxGeneration) else {
+                        throw PDFError.malformed("object \(number) is given generation \(third)")
+                    }
+                    // Whether an object is really there is checked against the file's objects.
+                    entries.append((number, .inFile(offset: Int(clamping: second), generation: Int(third))))
                 case 2:
                     guard second <= UInt64(PDFLimits.maxObjectNumber), third < UInt64(PDFLimits.maxObjectsInStream) else {
                         throw PDFError.malformed("object \(number) is said to be object \(third) of object stream \(second)")

@@ -15,6 +15,13 @@ public struct PDFError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The caller asked for something the document does not allow (no such field, a field
         /// already signed, a page out of range, ink that is not finite).
         case refused
+        /// The bytes admit more than one reading: readers (poppler, Acrobat, pdf.js, qpdf) could
+        /// show different pages, or the update would write back another document than the one
+        /// shown (a key given twice, an object no cross-reference lists, a /Count that lies, …).
+        case ambiguous
+        /// Reading it needs more work than the document's `PDFReadLimits` allow (values parsed,
+        /// bytes inflated, time): a file built to be slow, or one far bigger than a contract.
+        case overBudget
     }
 
     public var kind: Kind
@@ -32,6 +39,7 @@ public struct PDFError: Error, Sendable, Equatable, CustomStringConvertible {
     static func tooLarge(_ message: String, at offset: Int? = nil) -> PDFError { PDFError(.tooLarge, message, at: offset) }
     static func unsupported(_ message: String, at offset: Int? = nil) -> PDFError { PDFError(.unsupported, message, at: offset) }
     static func refused(_ message: String) -> PDFError { PDFError(.refused, message) }
+    static func ambiguous(_ message: String, at offset: Int? = nil) -> PDFError { PDFError(.ambiguous, message, at: offset) }
 
     public var description: String {
         let place = offset.map { " (at byte \($0))" } ?? ""

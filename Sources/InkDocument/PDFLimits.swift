@@ -28,11 +28,6 @@ public enum PDFLimits {
     public static let maxCrossReferenceSections = 1024
     /// Bytes of one stream once decoded (a cross-reference or object stream).
     public static let maxDecodedStreamBytes = 64 << 20
-    /// Objects kept once parsed (a page tree asks for its shared nodes, boxes and arrays again
-    /// and again; a hostile one would make each ask cost a parse of a megabyte).
-    public static let maxCachedObjects = 8192
-    /// Decoded object streams kept for the next lookup, in bytes.
-    public static let maxCachedObjectStreamBytes = 32 << 20
     /// Objects in one object stream (/N).
     public static let maxObjectsInStream = 100_000
     /// A reference that leads to a reference that leads to … (and a stream's indirect /Length,

@@ -19,8 +19,8 @@ public struct PDFName: Hashable, Sendable, ExpressibleByStringLiteral, CustomStr
     public var description: String { "/" + String(decoding: bytes, as: UTF8.self) }
 }
 
-/// A dictionary, its entries in the file's order (a rewritten object keeps its order). A key
-/// given twice keeps its first value, as the reader found it.
+/// A dictionary, its entries in the file's order (a rewritten object keeps its order). The
+/// reader refuses a file that gives a key twice, so each key has one value.
 public struct PDFDictionary: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var key: PDFName
@@ -50,10 +50,10 @@ public struct PDFDictionary: Sendable, Equatable {
         }
     }
 
-    /// Used by the parser: a key seen before is ignored (the first value stays), and a null
-    /// value is no entry (the format says the two are the same).
-    mutating func appendIfNew(_ key: PDFName, _ value: PDFObject) {
-        guard value != .null, !entries.contains(where: { $0.key == key }) else { return }
+    /// Used by the parser, which has refused a key given twice already: a null value is no
+    /// entry (the format says the two are the same).
+    mutating func appendUnlessNull(_ key: PDFName, _ value: PDFObject) {
+        guard value != .null else { return }
         entries.append(Entry(key: key, value: value))
     }
 }

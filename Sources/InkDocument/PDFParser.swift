@@ -1,15 +1,16 @@
 /// Reads objects from tokens: direct objects (`12 0 R` as a reference), and indirect objects
 /// (`12 0 obj … endobj`) with their streams. Nesting is bounded by `PDFLimits.maxNesting`, so a
-/// file of a million `[` is an error, not a stack overflow.
+/// file of a million `[` is an error, not a stack overflow. It reads one way only: a key given
+/// twice, a stream whose /Length does not end at `endstream`, an object not closed by `endobj`
+/// are refused (`.ambiguous`), not guessed at, since other readers guess differently.
 struct PDFParser {
     var lexer: PDFLexer
+    /// Values parsed so far (what the document's `PDFWork` is charged).
+    var parsedValues = 0
 
     /// Gives the value of a stream's indirect /Length (the document's resolver), or nil when it
-    /// cannot be had; the stream's end is then found by its `endstream`.
-    typealias LengthResolver = (PDFReference) -> Int64?
-    /// Gives the first `endstream` at or after an offset (the document's index of them), for a
-    /// stream whose /Length is wrong; nil searches the bytes.
-    typealias EndstreamFinder = (Int) -> Int?
+    /// cannot be had.
+    typealias LengthResolver = (PDFReference) throws -> Int64?
 
     init(_ bytes: [UInt8], at position: Int = 0, end: Int? = nil) {
         lexer = PDFLexer(bytes, at: position, end: end)
@@ -30,6 +31,7 @@ struct PDFParser {
             throw PDFError.tooLarge("arrays and dictionaries nested more than \(PDFLimits.maxNesting) deep", at: lexer.position)
         }
         let start = lexer.position
+        parsedValues += 1
         switch try token() {
         case .integer(let v):
             if let r = referenceAfter(v) { return .reference(r) }
@@ -61,20 +63,26 @@ struct PDFParser {
         }
     }
 
-    /// After `<<`: keys and values up to `>>`.
+    /// After `<<`: keys and values up to `>>`. A key given twice is refused: poppler, qpdf and
+    /// pdf.js keep its last value, others its first, so the file would show one thing and be
+    /// signed as another.
     private mutating func dictionaryBody(depth: Int, start: Int) throws -> PDFDictionary {
         var dictionary = PDFDictionary()
-        var seen = 0
+        var keys = Set<PDFName>()
         while true {
             let at = lexer.position
+            lexer.skipSpace()
+            let keyAt = lexer.position
             switch try token() {
             case .dictionaryClose: return dictionary
             case .name(let key):
-                seen += 1
-                guard seen <= PDFLimits.maxDictionaryCount else {
+                guard keys.count < PDFLimits.maxDictionaryCount else {
                     throw PDFError.tooLarge("a dictionary of more than \(PDFLimits.maxDictionaryCount) entries", at: start)
                 }
-                dictionary.appendIfNew(key, try object(depth: depth + 1))
+                guard keys.insert(key).inserted else {
+                    throw PDFError.ambiguous("the key \(key) is given twice in one dictionary (readers disagree on which value counts)", at: keyAt)
+                }
+                dictionary.appendUnlessNull(key, try object(depth: depth + 1))
             case let other:
                 throw PDFError.malformed("expected a name as a dictionary's key or '>>', found \(other.text)", at: at)
             }
@@ -105,55 +113,62 @@ struct PDFParser {
         return PDFReference(number, generation)
     }
 
-    /// An indirect object at the lexer's position: its header, its object and, after a
-    /// dictionary, its stream's bytes (/Length direct, or indirect through `length`).
-    mutating func indirectObject(length: LengthResolver, endstream: EndstreamFinder? = nil) throws -> (PDFReference, PDFObject) {
+    /// An indirect object at the lexer's position, through its `endobj`: its header, its object
+    /// and, after a dictionary, its stream's bytes (/Length direct, or indirect through `length`).
+    mutating func indirectObject(length: LengthResolver) throws -> (PDFReference, PDFObject) {
         let reference = try objectHeader()
-        let value = try object()
-        guard case .dictionary(let dictionary) = value else { return (reference, value) }
-        let afterDictionary = lexer.position
-        lexer.skipSpace()
-        guard lexer.hasKeyword("stream", at: lexer.position) else {
-            lexer.position = afterDictionary
-            return (reference, value)
-        }
-        lexer.position += 6
-        lexer.skipStreamEndOfLine()
-        let data = try streamData(dictionary, length: length, endstream: endstream)
-        return (reference, .stream(PDFStream(dictionary: dictionary, data: data)))
-    }
-
-    /// The stream's bytes from the lexer's position: /Length of them when `endstream` follows,
-    /// else up to the next `endstream` (a wrong /Length is common; a missing `endstream` is not).
-    private mutating func streamData(_ dictionary: PDFDictionary, length: LengthResolver,
-                                     endstream: EndstreamFinder?) throws -> ArraySlice<UInt8> {
-        let start = lexer.position
-        let bytes = lexer.bytes
-        var declared: Int64?
-        switch dictionary["Length"] {
-        case .integer(let v)?: declared = v
-        case .reference(let r)?: declared = length(r)
-        default: declared = nil
-        }
-        if let declared, declared >= 0, declared <= Int64(lexer.end - start) {
-            let end = start + Int(declared)
-            var probe = PDFLexer(bytes, at: end, end: lexer.end)
-            probe.skipSpace()
-            if probe.hasKeyword("endstream", at: probe.position) {
-                lexer.position = probe.position + 9
-                return bytes[start..<end]
+        var value = try object()
+        if case .dictionary(let dictionary) = value {
+            lexer.skipSpace()
+            if lexer.hasKeyword("stream", at: lexer.position) {
+                lexer.position += 6
+                let data = try streamData(dictionary, length: length)
+                value = .stream(PDFStream(dictionary: dictionary, data: data))
             }
         }
-        let next = endstream.map { $0(start) } ?? Self.find(Array("endstream".utf8), in: bytes, from: start, to: lexer.end)
-        guard let found = next, found <= lexer.end - 9 else {
-            throw PDFError.malformed("a stream without 'endstream'", at: start)
+        lexer.skipSpace()
+        guard lexer.hasKeyword("endobj", at: lexer.position) else {
+            throw PDFError.ambiguous("object \(reference.number) \(reference.generation) is not closed by 'endobj' where it ends "
+                                     + "(readers differ on what follows)", at: lexer.position)
         }
-        var end = found
-        // The end of line before `endstream` is not part of the data.
-        if end > start, bytes[end - 1] == 0x0A { end -= 1 }
-        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
-        lexer.position = found + 9
-        return bytes[start..<end]
+        lexer.position += 6
+        return (reference, value)
+    }
+
+    /// After the keyword `stream`: its end of line (CRLF or LF; a lone CR, or none, leaves readers
+    /// to disagree on the first byte), then exactly /Length bytes, then `endstream`. A wrong
+    /// /Length is refused: readers that search for `endstream` instead each find another one.
+    private mutating func streamData(_ dictionary: PDFDictionary, length: LengthResolver) throws -> ArraySlice<UInt8> {
+        let keyword = lexer.position - 6
+        if lexer.peek == 0x0D, lexer.byte(at: lexer.position + 1) == 0x0A {
+            lexer.position += 2
+        } else if lexer.peek == 0x0A {
+            lexer.position += 1
+        } else {
+            throw PDFError.ambiguous("'stream' not followed by an end of line (CRLF or LF)", at: keyword)
+        }
+        let start = lexer.position
+        let declared: Int64?
+        switch dictionary["Length"] {
+        case .integer(let v)?: declared = v
+        case .reference(let r)?: declared = try length(r)
+        default: declared = nil
+        }
+        guard let declared else {
+            throw PDFError.malformed("a stream without a usable /Length", at: keyword)
+        }
+        guard declared >= 0, declared <= Int64(lexer.end - start) else {
+            throw PDFError.malformed("a stream's /Length \(declared) goes past the end of the file", at: start)
+        }
+        let end = start + Int(declared)
+        var probe = PDFLexer(lexer.bytes, at: end, end: lexer.end)
+        probe.skipSpace()
+        guard probe.hasKeyword("endstream", at: probe.position) else {
+            throw PDFError.ambiguous("a stream's /Length \(declared) does not end at 'endstream' (readers that search for it "
+                                     + "find different data)", at: end)
+        }
+        lexer.position = probe.position + 9
+        return lexer.bytes[start..<end]
     }
 
     /// The first place at or after `from` (and before `to`) where `needle` starts.

@@ -47,44 +47,61 @@ extension PDFDocument {
     }
 
     private func formFields(pages: [PDFPage]) throws -> ([SignatureField], [String]) {
-        guard let form = try acroForm() else { return ([], []) }
+        guard let form = try acroForm() else {
+            var walk = FieldTreeWalk(document: self, pages: pages)
+            try walk.checkEveryWidgetReached()
+            return ([], [])
+        }
         var walk = FieldTreeWalk(document: self, pages: pages)
         for item in try array(form["Fields"]) ?? [] {
-            try walk.visit(item, parent: FieldTreeWalk.Inherited(), depth: 0)
+            try walk.visit(item, parent: FieldTreeWalk.Inherited(), listedBy: nil, depth: 0)
         }
+        try walk.checkEveryWidgetReached()
         return (walk.signatureFields, walk.names)
     }
 }
 
 /// The walk over the field tree (ISO 32000-1, 12.7.3): names are joined down the tree, /FT and
 /// /V inherited; a /Kids entry with a /T (or its own /Kids or /FT) is a field, one without is
-/// a widget of its parent; a field without /Kids is its own widget.
+/// a widget of its parent; a field without /Kids is its own widget. One reading: a kid's /Parent
+/// is the field that lists it (readers that name a field by going up /Parent must find the name a
+/// walk down finds), and a signature's widget is on one page only, the one its /P names if any.
 private struct FieldTreeWalk {
     let document: PDFDocument
     let pages: [PDFPage]
     var signatureFields: [SignatureField] = []
     var names: [String] = []
     var visited: Set<Int> = []
+    /// Widget annotations the fields reached.
+    var reachedWidgets: Set<PDFReference> = []
     var count = 0
     /// Each annotation's page (the first that lists it), and each page's index by its object.
-    let annotationPages: [PDFReference: Int]
+    let annotationPages: [PDFReference: [Int]]
     let pageIndices: [PDFReference: Int]
 
     init(document: PDFDocument, pages: [PDFPage]) {
         self.document = document
         self.pages = pages
-        var annotationPages: [PDFReference: Int] = [:], pageIndices: [PDFReference: Int] = [:]
+        var annotationPages: [PDFReference: [Int]] = [:], pageIndices: [PDFReference: Int] = [:]
         for page in pages {
             pageIndices[page.reference] = pageIndices[page.reference] ?? page.index
-            for a in page.annotations where annotationPages[a] == nil { annotationPages[a] = page.index }
+            for a in Set(page.annotations) { annotationPages[a, default: []].append(page.index) }
         }
         self.annotationPages = annotationPages
         self.pageIndices = pageIndices
     }
 
-    /// The page whose /Annots lists the widget (what a viewer draws it on), else the one its /P names.
-    func pageIndex(of widget: PDFReference, claimedPage: PDFReference?) -> Int? {
-        annotationPages[widget] ?? claimedPage.flatMap { pageIndices[$0] }
+    /// The page whose /Annots lists the widget (what a viewer draws it on), else the one its /P
+    /// names; a signature widget drawn on two pages, or on another than its /P, is refused.
+    func pageIndex(of widget: PDFReference, claimedPage: PDFReference?) throws -> Int? {
+        let claimed = claimedPage.flatMap { pageIndices[$0] }
+        guard let listed = annotationPages[widget] else { return claimed }
+        guard listed.count == 1, claimed == nil || claimed == listed[0] else {
+            throw PDFError.ambiguous("the signature widget \(widget) is listed on page\(listed.count > 1 ? "s" : "") "
+                                     + "\(listed.map { "\($0 + 1)" }.joined(separator: " and "))"
+                                     + (claimed.map { " but its /P names page \($0 + 1)" } ?? ""))
+        }
+        return listed[0]
     }
 
     struct Inherited {
@@ -93,16 +110,18 @@ private struct FieldTreeWalk {
         var value: PDFObject?
     }
 
-    mutating func visit(_ item: PDFObject, parent: Inherited, depth: Int) throws {
+    /// Visits the field `item`, listed in /Fields (`listedBy` nil) or in the /Kids of `listedBy`.
+    mutating func visit(_ item: PDFObject, parent: Inherited, listedBy: PDFReference?, depth: Int) throws {
         guard depth < PDFLimits.maxFieldTreeDepth else {
             throw PDFError.tooLarge("a field tree more than \(PDFLimits.maxFieldTreeDepth) levels deep")
         }
         count += 1
         guard count <= PDFLimits.maxFields else { throw PDFError.tooLarge("more than \(PDFLimits.maxFields) fields and widgets") }
         let reference = item.referenceValue
-        // A field listed twice (sloppy writers do) or a loop: the second visit adds nothing.
-        if let reference, !visited.insert(reference.number).inserted { return }
         guard let node = try document.dictionary(item) else { return }   // a null or stray entry: nothing to list
+        try checkParent(of: node, reference, listedBy: listedBy)
+        // A field listed twice in one place (sloppy writers do): the second visit adds nothing.
+        if let reference, !visited.insert(reference.number).inserted { return }
 
         var here = parent
         if let partial = try document.resolve(node["T"] ?? .null).stringValue {
@@ -122,23 +141,50 @@ private struct FieldTreeWalk {
                 if kidNode["T"] != nil || kidNode["Kids"] != nil || kidNode["FT"] != nil {
                     childFields.append(kid)
                 } else {
+                    try checkParent(of: kidNode, kid.referenceValue, listedBy: reference)
                     widgets.append((kid.referenceValue, kidNode))
                 }
             }
         } else {
             widgets.append((reference, node))
         }
-        for child in childFields { try visit(child, parent: here, depth: depth + 1) }
+        for child in childFields { try visit(child, parent: here, listedBy: reference, depth: depth + 1) }
         guard childFields.isEmpty || !widgets.isEmpty else { return }   // not a terminal field
 
         names.append(here.name)
+        reachedWidgets.formUnion(widgets.compactMap(\.0))
         guard here.type == "Sig" else { return }
         var placed: [SignatureWidget] = []
-        for (widgetReference, widget) in widgets {
-            let rect = try document.rect(widget["Rect"]) ?? .zero
-            let page = widgetReference.flatMap { pageIndex(of: $0, claimedPage: widget["P"]?.referenceValue) }
+        // Only a widget annotation shows a signature: another kind would be drawn (or not) as each reader sees fit.
+        for (widgetReference, widget) in widgets where widget["Subtype"]?.nameValue == "Widget" {
+            guard let rect = try document.rect(widget["Rect"]) else {
+                throw PDFError.ambiguous("the signature field '\(here.name)' has a widget whose /Rect is not four numbers")
+            }
+            let page = try widgetReference.flatMap { try pageIndex(of: $0, claimedPage: widget["P"]?.referenceValue) }
             placed.append(SignatureWidget(reference: widgetReference, pageIndex: page, rect: rect))
         }
         signatureFields.append(SignatureField(name: here.name, reference: reference, isSigned: here.value != nil, widgets: placed))
+    }
+
+    /// Every widget annotation on a page belongs to a field the form reaches: poppler and qpdf make
+    /// one it does not reach a field of its own, other readers ignore it.
+    mutating func checkEveryWidgetReached() throws {
+        for page in pages {
+            for annotation in page.annotations where !reachedWidgets.contains(annotation) {
+                guard try document.dictionary(.reference(annotation))?["Subtype"]?.nameValue == "Widget" else { continue }
+                throw PDFError.ambiguous("the widget annotation \(annotation) on page \(page.index + 1) belongs to no field of the form "
+                                         + "(/AcroForm /Fields): readers differ on whether it is a field")
+            }
+        }
+    }
+
+    /// A kid's /Parent is the field that lists it; a field in /Fields has none.
+    private func checkParent(of node: PDFDictionary, _ reference: PDFReference?, listedBy: PDFReference?) throws {
+        let named = node["Parent"]?.referenceValue
+        guard named == listedBy || (listedBy == nil && node["Parent"] == nil) else {
+            let what = reference.map { "\($0)" } ?? "a field written into its parent"
+            throw PDFError.ambiguous("the form's \(what) has /Parent \(named.map { "\($0)" } ?? "missing") but is listed by "
+                                     + "\(listedBy.map { "\($0)" } ?? "/Fields") (readers that name fields by /Parent read other names)")
+        }
     }
 }

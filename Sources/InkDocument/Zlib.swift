@@ -3,8 +3,10 @@ import CZlib
 /// FlateDecode through zlib: inflate with a bound on what comes out (a few KB of a hostile
 /// file must not become gigabytes), deflate for the streams the update writes.
 enum Zlib {
-    /// The data inflated, at most `limit` bytes. A stream cut short (no end marker, as some
-    /// writers leave it) gives what it held; corrupt data is an error.
+    /// The data inflated, at most `limit` bytes. Only whole zlib data is read: a stream cut
+    /// short (no end marker) or with more than white space after its end is refused as having two
+    /// readings (readers keep what inflated, or drop the stream, or repair it, each its own way);
+    /// corrupt data is an error.
     static func inflate(_ input: ArraySlice<UInt8>, limit: Int = PDFLimits.maxDecodedStreamBytes) throws -> [UInt8] {
         var stream = z_stream()
         var status = inflateInit_(&stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
@@ -12,6 +14,8 @@ enum Zlib {
         defer { inflateEnd(&stream) }
         // zlib counts in UInt32; a PDF of up to `PDFLimits.maxFileBytes` fits.
         guard input.count <= Int(UInt32.max) else { throw PDFError.tooLarge("a compressed stream of \(input.count) bytes") }
+        // An empty stream is empty for every reader.
+        if input.isEmpty { return [] }
 
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -32,8 +36,14 @@ enum Zlib {
                     out.append(contentsOf: buffer[0..<produced])
                     switch status {
                     case Z_OK: continue
-                    case Z_STREAM_END: return
-                    case Z_BUF_ERROR: return   // no more input: the stream was cut short
+                    case Z_STREAM_END:
+                        let rest = source.suffix(Int(stream.avail_in))
+                        guard rest.allSatisfy(PDFLexer.isWhitespace) else {
+                            throw PDFError.ambiguous("\(rest.count) bytes follow the end of the compressed data")
+                        }
+                        return
+                    case Z_BUF_ERROR:
+                        throw PDFError.ambiguous("the compressed data is cut short (no end marker, after \(out.count) bytes out)")
                     default:
                         let reason = stream.msg.map { String(cString: $0) } ?? "status \(status)"
                         throw PDFError.malformed("the compressed data is damaged (zlib: \(reason), after \(out.count) bytes out)")
@@ -130,8 +140,9 @@ enum Predictor {
 
 /// A stream's bytes decoded: FlateDecode (with its predictor) or none. Other filters are not
 /// needed for what this reader reads (cross-reference and object streams) and are refused.
+/// What is inflated is charged to the document's `work`.
 enum StreamDecoder {
-    static func decode(_ stream: PDFStream) throws -> [UInt8] {
+    static func decode(_ stream: PDFStream, work: PDFWork) throws -> [UInt8] {
         let filters: [PDFObject]
         let parameters: [PDFObject]
         switch stream.dictionary["Filter"] {
@@ -154,6 +165,14 @@ enum StreamDecoder {
         guard filter.nameValue == "FlateDecode" || filter.nameValue == "Fl" else {
             throw PDFError.unsupported("the stream filter \(filter.nameValue.map(\.description) ?? filter.kindName) (only FlateDecode is read)")
         }
-        return try Predictor.decode(try Zlib.inflate(stream.data), parameters: parameters.first?.dictionaryValue)
+        let allowance = work.inflateAllowance
+        let inflated: [UInt8]
+        do {
+            inflated = try Zlib.inflate(stream.data, limit: min(PDFLimits.maxDecodedStreamBytes, allowance))
+        } catch let error as PDFError where error.kind == .tooLarge && allowance < PDFLimits.maxDecodedStreamBytes {
+            throw PDFError(.overBudget, "more than \(work.limits.maxInflatedBytes >> 20) MiB to inflate")
+        }
+        try work.inflated(inflated.count)
+        return try Predictor.decode(inflated, parameters: parameters.first?.dictionaryValue)
     }
 }

@@ -77,7 +77,7 @@ import InkAPIClient
                 (Array("Dear customer, please sign.".utf8), 400, "not a PDF"),
                 (Array(contract.prefix(contract.count / 2)), 400, "damaged PDF"),
                 (try DocumentPDFs.encrypted(), 422, "encrypted"),
-                (DocumentPDFs.plain(pages: 4), 422, "4 pages; at most 3"),
+                (DocumentPDFs.plain(pages: 4), 422, "4 pages, where at most 3 are taken"),
                 ([], 400, "not a PDF"),
             ]
             for item in cases {

@@ -60,15 +60,20 @@ import InkCore
         #expect(signable.pages.count == 1 && signable.signatureFields.isEmpty && signable.fieldNames.isEmpty)
     }
 
-    @Test func aFieldListedTwiceOrInALoopIsListedOnce() throws {
-        let pdf = TestPDFs.classic([
-            .plain("<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 4 0 R 5 0 R] >> >>"),
-            .plain("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
-            .plain("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Annots [4 0 R] >>"),
-            .plain("<< /FT /Sig /T (a) /Rect [0 0 10 10] /P 3 0 R >>"),
-            .plain("<< /T (loop) /Kids [5 0 R] >>"),
-        ])
-        let signable = try PDFDocument(bytes: pdf).signable()
-        #expect(signable.signatureFields.map(\.name) == ["a"])
+    @Test func aFieldListedTwiceIsListedOnceAndALoopIsRefused() throws {
+        func form(_ fields: String, _ extra: String) -> [UInt8] {
+            TestPDFs.classic([
+                .plain("<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [\(fields)] >> >>"),
+                .plain("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+                .plain("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Annots [4 0 R] >>"),
+                .plain("<< /FT /Sig /T (a) /Subtype /Widget /Rect [0 0 10 10] /P 3 0 R >>"),
+                .plain(extra),
+            ])
+        }
+        let twice = try PDFDocument(bytes: form("4 0 R 4 0 R", "(unused)")).signable()
+        #expect(twice.signatureFields.map(\.name) == ["a"])
+        // A field that is its own kid: its /Parent cannot name the field that lists it.
+        let loop = #expect(throws: PDFError.self) { try PDFDocument(bytes: form("4 0 R 5 0 R", "<< /T (loop) /Kids [5 0 R] >>")).signable() }
+        #expect(loop?.kind == .ambiguous)
     }
 }

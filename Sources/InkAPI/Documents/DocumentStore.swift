@@ -124,7 +124,7 @@ final class DocumentStore: Sendable {
         let signable: SignableDocument
         do {
             let bytes = try readAll(path(of: id))
-            signable = try PDFDocument(bytes: bytes).signable()
+            signable = try PDFDocument(bytes: bytes, limits: limits.documentReadLimits).signable()
         } catch {
             state.withLock { s in s.documents.removeAll { $0.id == id } }
             unlinkFiles(id)
@@ -157,7 +157,7 @@ final class DocumentStore: Sendable {
         }
         let bytes: [UInt8]
         do { bytes = try readAll(upload) } catch { throw APIProblem(.internalServerError, "cannot read the upload back: \(error)") }
-        let signable = try Self.read(bytes, maxPages: limits.maxDocumentPages)
+        let signable = try Self.read(bytes, limits: limits.documentReadLimits)
         let id = CaptureID.make(at: Date())
         let record = StoredDocument(id: id, sha256: hexString(SHA256.hash(data: bytes)), bytes: bytes.count,
                                     created: Timestamp.string(Date()), signable: signable)
@@ -189,14 +189,16 @@ final class DocumentStore: Sendable {
     }
 
     /// The pages and fields of a PDF, or why it is refused: 400 when it is no PDF or damaged,
-    /// 422 when it is one this kiosk will not take (encrypted, too big, features not read).
-    static func read(_ bytes: [UInt8], maxPages: Int) throws(APIProblem) -> SignableDocument {
+    /// 422 when it is one this kiosk will not take (encrypted, too big, features not read, more
+    /// than one reading, over the reader's budget). Every refusal names the reason and, where
+    /// there is one, the byte.
+    static func read(_ bytes: [UInt8], limits: PDFReadLimits) throws(APIProblem) -> SignableDocument {
         guard containsHeader(bytes.prefix(PDFLimits.headerSearchBytes)) else {
             throw APIProblem(.badRequest, "not a PDF: the body does not start with %PDF- (send the file itself, as Content-Type: application/pdf)")
         }
         let signable: SignableDocument
         do {
-            signable = try PDFDocument(bytes: bytes).signable()
+            signable = try PDFDocument(bytes: bytes, limits: limits).signable()
         } catch let error as PDFError {
             switch error.kind {
             case .malformed: throw APIProblem(.badRequest, "damaged PDF: \(error)")
@@ -204,14 +206,17 @@ final class DocumentStore: Sendable {
             case .tooLarge: throw APIProblem(.unprocessableEntity, "the PDF is over the reader's limits: \(error)")
             case .unsupported: throw APIProblem(.unprocessableEntity, "the PDF uses what this kiosk cannot read: \(error)")
             case .refused: throw APIProblem(.unprocessableEntity, "the PDF was refused: \(error)")
+            case .ambiguous:
+                throw APIProblem(.unprocessableEntity, "the PDF admits more than one reading, so what is shown might not be what is "
+                                 + "signed: \(error). Write it again with one tool (qpdf in.pdf out.pdf does) and send that")
+            case .overBudget:
+                throw APIProblem(.unprocessableEntity, "the PDF needs more work to read than one upload may take: \(error) "
+                                 + "([limits] document_objects, document_inflate_mb, document_seconds)")
             }
         } catch {
             throw APIProblem(.badRequest, "damaged PDF: \(error)")
         }
         guard !signable.pages.isEmpty else { throw APIProblem(.unprocessableEntity, "the PDF has no pages") }
-        guard signable.pages.count <= maxPages else {
-            throw APIProblem(.unprocessableEntity, "the PDF has \(signable.pages.count) pages; at most \(maxPages) are taken ([limits] document_pages)")
-        }
         return signable
     }
 

@@ -1,3 +1,5 @@
+import InkDocument
+
 /// What one client may cost the kiosk: `[api]`'s limits. Every field has a default that a POS
 /// integration never meets, and a range the config checks.
 public struct APILimits: Sendable, Equatable {
@@ -33,6 +35,19 @@ public struct APILimits: Sendable, Equatable {
     public var maxDocuments = 16
     /// `[limits] document_pages`: pages of an uploaded PDF.
     public var maxDocumentPages = 200
+    /// `[limits] document_objects`, `document_inflate_mb`, `document_seconds`: the work the PDF
+    /// reader may spend on one upload (values parsed, bytes inflated, time) before it refuses it
+    /// (422): a crafted file cannot hold an upload place for minutes or take more memory than
+    /// this many values (some 60 bytes each while the file is read).
+    public var maxDocumentObjects = 1_000_000
+    public var maxDocumentInflatedBytes = 64 << 20
+    public var maxDocumentSeconds = 10.0
+
+    /// What the reader may spend on one uploaded document.
+    public var documentReadLimits: PDFReadLimits {
+        PDFReadLimits(maxPages: maxDocumentPages, maxValues: maxDocumentObjects, maxInflatedBytes: maxDocumentInflatedBytes,
+                      maxSeconds: maxDocumentSeconds)
+    }
 
     public init() {}
 
@@ -53,4 +68,8 @@ public struct APILimits: Sendable, Equatable {
     public static let documentMBRange = 1...256
     public static let documentsRange = 1...1000
     public static let documentPagesRange = 1...10_000
+    /// The reader's budget for one document: values parsed, MiB inflated, seconds.
+    public static let documentObjectsRange = 10_000...100_000_000
+    public static let documentInflateMBRange = 1...4096
+    public static let documentSecondsRange = 1.0...600
 }

@@ -69,7 +69,9 @@ enum TestPDFs {
     /// The contract again, written with a cross-reference stream (PNG predictor `predictor`,
     /// rows filtered in turn by None, Sub, Up, Average and Paeth for 15) and every object but
     /// the content streams in one object stream; an /Info dictionary beside the catalog.
-    static func contractWithXRefStream(predictor: Int = 12) throws -> [UInt8] {
+    /// `indexOf9`: the index the cross-reference stream gives object 9 in the object stream
+    /// instead of its true one (6).
+    static func contractWithXRefStream(predictor: Int = 12, indexOf9: Int? = nil) throws -> [UInt8] {
         let document = try PDFDocument(bytes: contract())
         var pdf = Array("%PDF-1.5\n%\u{e2}\u{e3}\u{cf}\u{d3}\n".utf8)
         var entries: [Int: (type: UInt8, a: Int, b: Int)] = [0: (0, 0, 65535)]
@@ -89,7 +91,7 @@ enum TestPDFs {
         for (i, (number, bytes)) in packed.enumerated() {
             header += "\(number) \(body.count) "
             body += bytes + [0x0A]
-            entries[number] = (2, 14, i)
+            entries[number] = (2, 14, number == 9 ? indexOf9 ?? i : i)
         }
         let objStm = try Zlib.deflate(Array(header.utf8) + body)
         entries[14] = (1, pdf.count, 0)
@@ -113,11 +115,13 @@ enum TestPDFs {
     /// The contract as a hybrid file (ISO 32000-1, 7.5.8.4): a classic table for the objects in
     /// the file, which marks the form's objects 9–12 free; they are in an object stream (13),
     /// listed by a cross-reference stream (14) that the trailer's /XRefStm points to.
-    static func contractHybrid() throws -> [UInt8] {
+    /// `conflicting`: object 10 is also written into the file, and the table lists it there
+    /// while the stream still lists it in the object stream.
+    static func contractHybrid(conflicting: Bool = false) throws -> [UInt8] {
         let document = try PDFDocument(bytes: contract())
         var pdf = Array("%PDF-1.5\n%\u{e2}\u{e3}\u{cf}\u{d3}\n".utf8)
         var offsets: [Int: Int] = [:]
-        for number in 1...8 {
+        for number in conflicting ? Array(1...8) + [10] : Array(1...8) {
             offsets[number] = pdf.count
             pdf += Array("\(number) 0 obj\n".utf8) + (try PDFSerializer.bytes(document.object(PDFReference(number)))) + Array("\nendobj\n".utf8)
         }
