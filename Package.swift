@@ -133,7 +133,7 @@ let package = Package(
         .executableTarget(name: "inkkiosk-bench", dependencies: [
             "InkLog",
             "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkCommandLine",
+            "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -14,11 +14,11 @@
 # timeout writes its input to out/fuzz/TARGET/, prints the target and that reproducer, and fails
 # the run (exit status 1).
 #
-# Targets: http json inklog journal config pdf (all by default).
+# Targets: http json inklog journal config pdf pdf-reading (all by default).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(http json inklog journal config pdf)
+ALL_TARGETS=(http json inklog journal config pdf pdf-reading)
 seconds=${FUZZ_SECONDS:-60}
 runs=""
 short=false
@@ -62,7 +62,7 @@ done
 # One build for all targets: the package's modules and dependencies instrumented for coverage and
 # AddressSanitizer, in release (-O keeps Swift's bounds and overflow checks), with testability so
 # that the targets reach internal parsers through @testable import. With INKKIOSK_FUZZ set the
-# package is the six fuzz targets and the modules they reach (Package.swift): one `swift build`
+# package is the seven fuzz targets and the modules they reach (Package.swift): one `swift build`
 # builds them all, modules in parallel and each once (one at a time with --product rebuilt the
 # modules they share), also when fewer targets are run.
 # SwiftPM's --sanitize instruments the C and C++ code (TOMLKit's toml++, NIO's and BoringSSL's C);
@@ -130,7 +130,7 @@ for t in "${targets[@]}"; do
     else
         failed=$((failed + 1)); verdict=FAILED
     fi
-    printf 'fuzz-%-8s %-6s %10s execs  %6s exec/s  %-18s crashes: %s  (%d s, log %s)\n' \
+    printf 'fuzz-%-11s %-6s %10s execs  %6s exec/s  %-18s crashes: %s  (%d s, log %s)\n' \
         "$t" "$verdict" "${execs:-?}" "${rate:-?}" "${cov:-cov: ?}" "${#found[@]}" "$took" "$log"
     if [ "$verdict" = FAILED ]; then
         grep -E '^(==[0-9]+==ERROR|SUMMARY|.*Fatal error|.*fatal error)' "$log" | head -4 | sed 's/^/    /'

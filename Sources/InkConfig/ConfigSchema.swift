@@ -200,7 +200,8 @@ public enum ConfigSchema {
                   "… and one with more pages is refused (422), before its page tree is walked."),
         ConfigKey("document_objects", .integer(APILimits.documentObjectsRange), .integer(apiLimits.maxDocumentObjects),
                   "The PDF reader parses every value of an uploaded document (numbers, names, arrays, dictionaries…) once; "
-                  + "one with more is refused (422). Each takes some 60 bytes of RAM while the document is read."),
+                  + "one with more is refused (422). Each takes 50-200 bytes of RAM while the document is read (a 400-page "
+                  + "manual has some 40 000)."),
         ConfigKey("document_inflate_mb", .integer(APILimits.documentInflateMBRange), .integer(apiLimits.maxDocumentInflatedBytes >> 20),
                   "MiB the reader may inflate from one document's compressed object and cross-reference streams (a zip "
                   + "bomb, or a file built to defeat the reader's caching, is refused with 422)."),

@@ -42,7 +42,8 @@ public struct CrossReference: Sendable {
     public enum Format: Sendable, Equatable { case table, stream }
     /// Every object's place, the newest section's word for each number.
     public private(set) var entries: [Int: CrossReferenceEntry] = [:]
-    /// The trailer: the newest section's keys, then older sections' keys it lacks.
+    /// The trailer: the newest section's (readers take /Root and the rest from it alone; an older
+    /// section's trailer says nothing about the file as it is).
     public private(set) var trailer = PDFDictionary()
     /// The newest section's format and its offset (what `startxref` said, and what an
     /// update's /Prev must say).
@@ -58,8 +59,10 @@ public struct CrossReference: Sendable {
     }
 
     /// Adds the next older section: numbers already known keep their newer entry. In a hybrid
-    /// file the table's /XRefStm stream fills in what that same table leaves free or out (ISO
-    /// 32000-1, 7.5.8.4); where both give an object a place, the places must agree.
+    /// file the table's /XRefStm stream adds what that same table leaves out (ISO 32000-1,
+    /// 7.5.8.4). Where the table lists an object free and the stream in use, readers part
+    /// (poppler keeps the table's word and rebuilds the file, pdf.js and qpdf take the stream's);
+    /// where both give it a place, the places must agree.
     mutating func merge(_ read: ReadSection) throws {
         try read.section.checkNumbersOnce(at: read.offset)
         var level: [Int: CrossReferenceEntry] = [:]
@@ -69,7 +72,10 @@ public struct CrossReference: Sendable {
             try CrossReferenceSection(kind: .stream, entries: hidden.entries, trailer: PDFDictionary()).checkNumbersOnce(at: hidden.offset)
             for (number, entry) in hidden.entries where entry != .free {
                 switch level[number] {
-                case nil, .free?: level[number] = entry
+                case nil: level[number] = entry
+                case .free?:
+                    throw PDFError.ambiguous("object \(number) is free in the table at byte \(read.offset) but in use in its /XRefStm "
+                                             + "stream (readers differ on which counts)", at: hidden.offset)
                 case let listed? where listed != entry:
                     throw PDFError.ambiguous("object \(number) is at \(listed) in the table at byte \(read.offset) but at \(entry) "
                                              + "in its /XRefStm stream (readers that know hybrid files read the one, others the other)", at: hidden.offset)
@@ -83,9 +89,7 @@ public struct CrossReference: Sendable {
             }
             entries[number] = entry
         }
-        for entry in read.section.trailer.entries where trailer[entry.key] == nil {
-            trailer[entry.key] = entry.value
-        }
+        if sections.isEmpty { trailer = read.section.trailer }
         sections.append(read)
     }
 
@@ -178,32 +182,44 @@ extension CrossReferenceEntry: CustomStringConvertible {
 
 /// Reads cross-reference sections: the classic table and the stream.
 enum CrossReferenceReader {
-    /// The table at `offset` (the lexer on the keyword `xref`) and its trailer.
+    /// The table at `offset` (the lexer on the keyword `xref`) and its trailer. Written as the
+    /// format writes it, nothing else: `xref`, then subsections (a line `first count`, then that
+    /// many 20-byte entries `nnnnnnnnnn ggggg n` with a two-byte end of line), then `trailer`;
+    /// between them only spaces and ends of line. A table of another shape makes qpdf rebuild the
+    /// file and others read it token by token (skipping comments, NULs): two readings.
     static func table(_ bytes: [UInt8], at offset: Int) throws -> CrossReferenceSection {
         var lexer = PDFLexer(bytes, at: offset)
-        guard try lexer.next()?.isKeyword("xref") == true else { throw PDFError.malformed("expected 'xref'", at: offset) }
+        guard lexer.hasKeyword("xref", at: offset) else { throw PDFError.malformed("expected 'xref'", at: offset) }
+        lexer.position += 4
+        func skipLineSpace() { while let b = lexer.peek, b == 0x20 || b == 0x0D || b == 0x0A { lexer.position += 1 } }
+        func number() -> Int? {
+            let from = lexer.position
+            var v = 0
+            while let b = lexer.peek, (0x30...0x39).contains(b), lexer.position - from < 8 { v = v * 10 + Int(b - 0x30); lexer.position += 1 }
+            guard lexer.position > from, lexer.peek.map({ !(0x30...0x39).contains($0) }) ?? true else { return nil }
+            return v
+        }
         var entries: [(Int, CrossReferenceEntry)] = []
         while true {
+            skipLineSpace()
             let at = lexer.position
-            let token = try lexer.next()
-            if token?.isKeyword("trailer") == true { break }
-            // A subsection: its first number and count, then the entries, each exactly as the
-            // format writes it (20 bytes: `nnnnnnnnnn ggggg n` and a two-byte end of line). A
-            // line of another shape makes qpdf rebuild the table and others read it token by
-            // token: two readings.
-            guard case .integer(let first)? = token, case .integer(let count)? = try lexer.next(),
-                  let start = PDFObject.objectNumber(first), count >= 0,
-                  count <= Int64(PDFLimits.maxObjectNumber + 1 - start) else {
-                throw PDFError.malformed("expected a subsection ('first count') or 'trailer' in the cross-reference table", at: at)
+            if lexer.hasKeyword("trailer", at: at) { lexer.position += 7; break }
+            func notASubsection() -> PDFError {
+                PDFError.ambiguous("a cross-reference table with something other than a subsection ('first count'), entries or 'trailer'", at: at)
             }
-            guard entries.count + Int(count) <= PDFLimits.maxCrossReferenceEntries else {
+            guard let first = number(), lexer.peek == 0x20 else { throw notASubsection() }
+            while lexer.peek == 0x20 { lexer.position += 1 }
+            guard let count = number(), first <= PDFLimits.maxObjectNumber, count <= PDFLimits.maxObjectNumber + 1 - first else {
+                throw notASubsection()
+            }
+            guard entries.count + count <= PDFLimits.maxCrossReferenceEntries else {
                 throw PDFError.tooLarge("a cross-reference table of more than \(PDFLimits.maxCrossReferenceEntries) entries", at: at)
             }
             // The subsection's line ends; its entries follow.
-            while let b = lexer.peek, b == 0x20 { lexer.position += 1 }
+            while lexer.peek == 0x20 { lexer.position += 1 }
             if lexer.peek == 0x0D { lexer.position += 1 }
             if lexer.peek == 0x0A { lexer.position += 1 }
-            for i in 0..<Int(count) {
+            for i in 0..<count {
                 let line = lexer.position
                 guard let (place, generation, inUse) = Self.entry(bytes, at: line) else {
                     throw PDFError.ambiguous("a cross-reference entry that is not the format's 20 bytes "
@@ -211,7 +227,7 @@ enum CrossReferenceReader {
                 }
                 lexer.position += 20
                 // Whether an object is really there is checked against the file's objects.
-                entries.append((start + i, inUse ? .inFile(offset: place, generation: generation) : .free))
+                entries.append((first + i, inUse ? .inFile(offset: place, generation: generation) : .free))
             }
         }
         var parser = PDFParser(bytes, at: lexer.position)
@@ -244,7 +260,7 @@ enum CrossReferenceReader {
     static func stream(_ stream: PDFStream, work: PDFWork) throws -> CrossReferenceSection {
         let dictionary = stream.dictionary
         guard dictionary["Type"]?.nameValue == "XRef" else { throw PDFError.malformed("the object at startxref is neither 'xref' nor a /Type /XRef stream") }
-        guard let widths = dictionary["W"]?.arrayValue?.compactMap(\.integerValue), widths.count == 3,
+        guard let items = dictionary["W"]?.arrayValue, case let widths = items.compactMap(\.integerValue), widths.count == 3, items.count == 3,
               widths.allSatisfy({ (0...8).contains($0) }) else {
             throw PDFError.malformed("a cross-reference stream's /W is not three widths of 0–8 bytes")
         }
@@ -273,8 +289,8 @@ enum CrossReferenceReader {
         let entryBytes = w[0] + w[1] + w[2]
         guard entryBytes > 0 else { throw PDFError.malformed("a cross-reference stream's /W is [0 0 0]") }
         let data = try within("its data", { try StreamDecoder.decode(stream, work: work) })
-        guard data.count / entryBytes >= total else {
-            throw PDFError.malformed("a cross-reference stream holds \(data.count / entryBytes) entries where /Index says \(total)")
+        guard data.count == total * entryBytes else {
+            throw PDFError.ambiguous("a cross-reference stream holds \(data.count) bytes where /Index and /W say \(total * entryBytes)")
         }
         func field(_ at: Int, _ width: Int) -> UInt64 {
             var v: UInt64 = 0

@@ -45,9 +45,13 @@ struct FileScan {
                 scan.note(.table(at))
                 lexer.position = section.end
             } else if lexer.hasKeyword("startxref", at: at) {
+                // `startxref`, an end of line, the offset: poppler reads the digits after spaces and
+                // ends of line only (a NUL or a comment there, and it rebuilds the file).
                 lexer.position += 9
-                guard case .integer(let value)? = try lexer.next(), let offset = Int(exactly: value), offset >= 0 else {
-                    throw PDFError.malformed("'startxref' is not followed by an offset", at: at)
+                while let b = lexer.peek, b == 0x20 || b == 0x0D || b == 0x0A { lexer.position += 1 }
+                guard let first = lexer.peek, (0x30...0x39).contains(first), case .integer(let value)? = try lexer.next(),
+                      let offset = Int(exactly: value), offset >= 0 else {
+                    throw PDFError.ambiguous("'startxref' is not followed by an end of line and an offset", at: at)
                 }
                 scan.startxrefs.append((at, offset))
                 scan.note(.startxref(at))

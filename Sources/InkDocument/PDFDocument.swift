@@ -18,6 +18,9 @@ public struct PDFDocument: Sendable {
     /// What reading it has cost, against its limits (the page tree's walk is charged too).
     let work: PDFWork
     public var limits: PDFReadLimits { work.limits }
+    /// What reading it has cost so far: values parsed, bytes inflated (for the benchmark and the log).
+    public var readValues: Int { work.values }
+    public var readInflatedBytes: Int { work.inflated }
 
     public init(bytes: [UInt8], limits: PDFReadLimits = .generous) throws {
         guard bytes.count <= PDFLimits.maxFileBytes else {

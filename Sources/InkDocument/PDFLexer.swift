@@ -136,21 +136,32 @@ struct PDFLexer {
         return .real(value)
     }
 
-    /// `/Name`, with `#xx` escapes decoded.
+    /// `/Name`, with `#xx` escapes decoded. A `#` not followed by two hex digits, or `#00`, is
+    /// refused: readers keep it, drop it or cut the name there.
     private mutating func name() throws -> PDFName {
         let start = position
         position += 1
         var out: [UInt8] = []
         while let c = peek, Self.isRegular(c) {
-            if c == UInt8(ascii: "#"), let h = byte(at: position + 1).flatMap(hexDigitValue),
-               let l = byte(at: position + 2).flatMap(hexDigitValue) {
+            if c == UInt8(ascii: "#") {
+                guard let h = byte(at: position + 1).flatMap(hexDigitValue), let l = byte(at: position + 2).flatMap(hexDigitValue),
+                      h << 4 | l != 0 else {
+                    throw PDFError.ambiguous("a name with a '#' that is not an escape ('#' and two hex digits, not #00)", at: position)
+                }
                 out.append(h << 4 | l)
                 position += 3
             } else {
+                // A control character in a name ends it for some readers.
+                guard c > 0x20, c != 0x7F else {
+                    throw PDFError.ambiguous("a name with the control character \(c) in it (readers end the name there or not)", at: position)
+                }
                 out.append(c)
                 position += 1
             }
-            guard out.count <= PDFLimits.maxNameBytes else { throw PDFError.tooLarge("a name longer than \(PDFLimits.maxNameBytes) bytes", at: start) }
+            // The format's limit: poppler warns past it, other readers cut the name there.
+            guard out.count <= PDFLimits.maxNameBytes else {
+                throw PDFError.ambiguous("a name longer than the format's \(PDFLimits.maxNameBytes) bytes (readers cut it or not)", at: start)
+            }
         }
         return PDFName(bytes: out)
     }

@@ -14,8 +14,8 @@ public enum PDFLimits {
     public static let maxDictionaryCount = 10_000
     /// Bytes of one string (a signature's /Contents is some 32 KB of hex).
     public static let maxStringBytes = 4 << 20
-    /// Bytes of one name (the format's own limit is 127).
-    public static let maxNameBytes = 1024
+    /// Bytes of one name: the format's own limit (ISO 32000-1, C.2).
+    public static let maxNameBytes = 127
     /// Characters of one number token.
     public static let maxNumberCharacters = 64
     /// The highest object number (the format's own limit, 2^23 − 1).
@@ -44,9 +44,9 @@ public enum PDFLimits {
     /// Levels of a name tree (/EmbeddedFiles), and its nodes visited.
     public static let maxNameTreeDepth = 32
     public static let maxNameTreeNodes = 20_000
-    /// How far from the end of the file `startxref` is looked for (the format says 1024
-    /// bytes; some writers leave more behind it).
-    public static let startxrefSearchBytes = 4096
+    /// How far from the end of the file `startxref` is looked for: the format's 1024 bytes, as
+    /// poppler looks (a file with more behind it is one poppler rebuilds).
+    public static let startxrefSearchBytes = 1024
     /// Where `%PDF-` may start (the format says 0; readers accept up to 1024).
     public static let headerSearchBytes = 1024
 }

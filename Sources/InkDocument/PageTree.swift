@@ -4,7 +4,7 @@ public struct PDFPage: Sendable, Equatable {
     public var index: Int
     public var reference: PDFReference
     public var mediaBox: PDFRect
-    /// What a viewer shows: the /CropBox within the media box, or the media box when there is none.
+    /// What a viewer shows: the /CropBox (within the media box), or the media box when there is none.
     public var cropBox: PDFRect
     /// Clockwise quarter turns the page is shown with: 0, 90, 180 or 270.
     public var rotation: Int
@@ -31,6 +31,9 @@ extension PDFDocument {
             guard let root = catalog["Pages"]?.referenceValue else { throw PDFError.malformed("the catalog has no /Pages reference") }
             guard let node = try dictionary(.reference(root)) else { throw PDFError.malformed("the catalog's /Pages \(root) is not a dictionary") }
             guard node["Parent"] == nil else { throw PDFError.ambiguous("the page tree's root \(root) has a /Parent") }
+            guard node["Type"]?.nameValue == "Pages" else {
+                throw PDFError.ambiguous("the page tree's root \(root) is not /Type /Pages (readers make one page of it, or none)")
+            }
             guard let count = try resolve(node["Count"] ?? .null).integerValue else {
                 throw PDFError.malformed("the page tree's root \(root) has no /Count")
             }
@@ -136,25 +139,45 @@ private struct PageTreeWalk {
         guard let media = inherited.mediaBox else {
             throw PDFError.ambiguous("page \(pages.count + 1) (\(reference)) has no /MediaBox, of its own or inherited (readers assume different sizes)")
         }
-        // What poppler and pdf.js show: the crop box cut to the media box.
+        // A crop box that reaches outside the media box is cut to it differently (pdf.js takes the
+        // intersection, poppler the media box's width or height wherever the crop box is wider or taller).
         var crop = media
         if let c = inherited.cropBox {
-            let x0 = max(c.x0, media.x0), y0 = max(c.y0, media.y0), x1 = min(c.x1, media.x1), y1 = min(c.y1, media.y1)
-            guard x0 < x1, y0 < y1 else {
-                throw PDFError.ambiguous("page \(pages.count + 1) (\(reference))'s /CropBox lies outside its /MediaBox")
+            guard c.x0 >= media.x0, c.y0 >= media.y0, c.x1 <= media.x1, c.y1 <= media.y1 else {
+                throw PDFError.ambiguous("page \(pages.count + 1) (\(reference))'s /CropBox \(c) reaches outside its /MediaBox \(media) "
+                                         + "(readers cut it differently)")
             }
-            crop = PDFRect(x0, y0, x1, y1)
+            crop = c
         }
         let rotation = Int(((inherited.rotate ?? 0) % 360 + 360) % 360)
         var annotations: [PDFReference] = []
-        let listed = try document.array(node["Annots"]) ?? []
+        let listed: [PDFObject]
+        if let value = node["Annots"] {
+            // poppler does not make a page whose /Annots is anything else; others ignore it.
+            guard let array = try document.array(value) else {
+                throw PDFError.ambiguous("page \(pages.count + 1) (\(reference))'s /Annots is \(value.kindName), not an array")
+            }
+            listed = array
+        } else {
+            listed = []
+        }
         // Pages may share one /Annots array: its size counts for each, against one budget.
         annotationCount += listed.count
         guard annotationCount <= PDFLimits.maxAnnotations else {
             throw PDFError.tooLarge("more than \(PDFLimits.maxAnnotations) annotations on the pages")
         }
         for item in listed {
-            if let r = item.referenceValue { annotations.append(r) }
+            // An annotation without a box is drawn by some readers and dropped by poppler.
+            guard let annotation = try document.dictionary(item), try document.rect(annotation["Rect"]) != nil else {
+                throw PDFError.ambiguous("page \(pages.count + 1) (\(reference)) lists an annotation (\(item.referenceValue.map { "\($0)" } ?? item.kindName)) "
+                                         + "that is no dictionary with a /Rect of four numbers (poppler does not draw it, others may)")
+            }
+            if let r = item.referenceValue {
+                guard !annotations.contains(r) else {
+                    throw PDFError.ambiguous("page \(pages.count + 1) (\(reference)) lists the annotation \(r) twice (readers draw it once or twice)")
+                }
+                annotations.append(r)
+            }
         }
         return PDFPage(index: pages.count, reference: reference, mediaBox: media, cropBox: crop, rotation: rotation,
                        annotations: annotations, contents: try contents(of: node, reference), resources: inherited.resources)

@@ -53,7 +53,10 @@ extension PDFDocument {
             return ([], [])
         }
         var walk = FieldTreeWalk(document: self, pages: pages)
-        for item in try array(form["Fields"]) ?? [] {
+        guard let fields = try array(form["Fields"]) else {
+            throw PDFError.ambiguous("the form (/AcroForm) has no /Fields array (readers differ on what it holds)")
+        }
+        for item in fields {
             try walk.visit(item, parent: FieldTreeWalk.Inherited(), listedBy: nil, depth: 0)
         }
         try walk.checkEveryWidgetReached()
@@ -91,11 +94,15 @@ private struct FieldTreeWalk {
         self.pageIndices = pageIndices
     }
 
-    /// The page whose /Annots lists the widget (what a viewer draws it on), else the one its /P
-    /// names; a signature widget drawn on two pages, or on another than its /P, is refused.
+    /// The page whose /Annots lists the widget (what a viewer draws it on). A signature widget
+    /// no page lists is refused (readers place it by its /P, or nowhere: the signer would not see
+    /// it where the ink goes), and so is one listed on two pages, or on another than its /P names.
     func pageIndex(of widget: PDFReference, claimedPage: PDFReference?) throws -> Int? {
         let claimed = claimedPage.flatMap { pageIndices[$0] }
-        guard let listed = annotationPages[widget] else { return claimed }
+        guard let listed = annotationPages[widget] else {
+            throw PDFError.ambiguous("the signature widget \(widget) is listed by no page's /Annots "
+                                     + (claimed.map { "(its /P names page \($0 + 1))" } ?? "") + ": readers place it there or nowhere")
+        }
         guard listed.count == 1, claimed == nil || claimed == listed[0] else {
             throw PDFError.ambiguous("the signature widget \(widget) is listed on page\(listed.count > 1 ? "s" : "") "
                                      + "\(listed.map { "\($0 + 1)" }.joined(separator: " and "))"
@@ -117,18 +124,32 @@ private struct FieldTreeWalk {
         }
         count += 1
         guard count <= PDFLimits.maxFields else { throw PDFError.tooLarge("more than \(PDFLimits.maxFields) fields and widgets") }
-        let reference = item.referenceValue
-        guard let node = try document.dictionary(item) else { return }   // a null or stray entry: nothing to list
+        // A field written into /Fields or /Kids instead of referred to: qpdf and poppler ignore it, others not.
+        guard let reference = item.referenceValue else {
+            throw PDFError.ambiguous("the form lists \(item.kindName) as a field, not a reference to one (readers ignore it or not)")
+        }
+        guard let node = try document.dictionary(item) else {
+            throw PDFError.ambiguous("the form lists \(reference), which is no dictionary, as a field")
+        }
         try checkParent(of: node, reference, listedBy: listedBy)
-        // A field listed twice in one place (sloppy writers do): the second visit adds nothing.
-        if let reference, !visited.insert(reference.number).inserted { return }
+        // A field listed twice: readers count it twice, once, or stop at the "loop".
+        if !visited.insert(reference.number).inserted {
+            throw PDFError.ambiguous("the form lists \(reference) twice (readers take it for a loop, or read it twice)")
+        }
 
         var here = parent
         if let partial = try document.resolve(node["T"] ?? .null).stringValue {
             let text = PDFText.decode(partial)
             here.name = parent.name.isEmpty ? text : parent.name + "." + text
         }
-        if let type = try document.resolve(node["FT"] ?? .null).nameValue { here.type = type }
+        if let value = node["FT"] {
+            // One of the four kinds: readers make different things of another.
+            guard let type = try document.resolve(value).nameValue, ["Btn", "Tx", "Ch", "Sig"].contains(type) else {
+                throw PDFError.ambiguous("a field of the form has /FT \(value.nameValue.map { "\($0)" } ?? value.kindName), "
+                                         + "which is none of /Btn, /Tx, /Ch and /Sig")
+            }
+            here.type = type
+        }
         if let value = node["V"], !(try document.resolve(value)).isNull { here.value = value }
 
         var widgets: [(PDFReference?, PDFDictionary)] = []
@@ -137,11 +158,16 @@ private struct FieldTreeWalk {
             for kid in kids {
                 count += 1
                 guard count <= PDFLimits.maxFields else { throw PDFError.tooLarge("more than \(PDFLimits.maxFields) fields and widgets") }
-                guard let kidNode = try document.dictionary(kid) else { continue }
+                guard kid.referenceValue != nil, let kidNode = try document.dictionary(kid) else {
+                    throw PDFError.ambiguous("the field \(reference) has a kid that is no reference to a dictionary (readers ignore it or not)")
+                }
                 if kidNode["T"] != nil || kidNode["Kids"] != nil || kidNode["FT"] != nil {
                     childFields.append(kid)
                 } else {
                     try checkParent(of: kidNode, kid.referenceValue, listedBy: reference)
+                    if let widget = kid.referenceValue, !visited.insert(widget.number).inserted {
+                        throw PDFError.ambiguous("the form lists \(widget) twice (readers take it for a loop, or read it twice)")
+                    }
                     widgets.append((kid.referenceValue, kidNode))
                 }
             }
@@ -151,6 +177,9 @@ private struct FieldTreeWalk {
         for child in childFields { try visit(child, parent: here, listedBy: reference, depth: depth + 1) }
         guard childFields.isEmpty || !widgets.isEmpty else { return }   // not a terminal field
 
+        guard here.type != nil else {
+            throw PDFError.ambiguous("the field '\(here.name)' has no /FT, of its own or inherited (poppler takes it for a node of the tree)")
+        }
         names.append(here.name)
         reachedWidgets.formUnion(widgets.compactMap(\.0))
         guard here.type == "Sig" else { return }
@@ -181,7 +210,7 @@ private struct FieldTreeWalk {
     /// A kid's /Parent is the field that lists it; a field in /Fields has none.
     private func checkParent(of node: PDFDictionary, _ reference: PDFReference?, listedBy: PDFReference?) throws {
         let named = node["Parent"]?.referenceValue
-        guard named == listedBy || (listedBy == nil && node["Parent"] == nil) else {
+        guard listedBy == nil ? node["Parent"] == nil : named == listedBy else {
             let what = reference.map { "\($0)" } ?? "a field written into its parent"
             throw PDFError.ambiguous("the form's \(what) has /Parent \(named.map { "\($0)" } ?? "missing") but is listed by "
                                      + "\(listedBy.map { "\($0)" } ?? "/Fields") (readers that name fields by /Parent read other names)")

@@ -22,6 +22,11 @@ public struct HelperRequest: Codable, Equatable, Sendable {
     /// 1 for the first page.
     public var page: Int?
     public var maxPages: Int?
+    /// `open`: read the file as a signed copy of it reads (its bytes and one end of line more),
+    /// so that poppler walks the page tree, never a linearized file's hint tables, which are void
+    /// in any file with an update appended: the signer sees the pages every reader of the signed
+    /// file sees (the hints could name other page objects, their /N another page count).
+    public var asSigned: Bool?
     /// cairo's matrix from page points to the buffer's pixels: xx, yx, xy, yy, x0, y0.
     public var matrix: [Double]?
     public var width: Int?

@@ -55,7 +55,7 @@ public enum HelperServer {
 
         mutating func handle(_ r: HelperRequest, fds: [Int32]) -> HelperReply {
             switch r.op {
-            case .open: return openDocument(fds.first, maxPages: r.maxPages ?? 200)
+            case .open: return openDocument(fds.first, maxPages: r.maxPages ?? 200, asSigned: r.asSigned == true)
             case .close:
                 if let d = r.document, let doc = open.removeValue(forKey: d) { poppler.unref(UnsafeMutableRawPointer(doc)) }
                 return HelperReply()
@@ -79,12 +79,17 @@ public enum HelperServer {
             }
         }
 
-        private mutating func openDocument(_ fd: Int32?, maxPages: Int) -> HelperReply {
+        private mutating func openDocument(_ fd: Int32?, maxPages: Int, asSigned: Bool) -> HelperReply {
             guard let fd else { return .failed(.badRequest, "no file passed") }
             guard open.count < HelperServer.maxDocuments else { return .failed(.badRequest, "\(open.count) documents open already") }
             var error: UnsafeMutableRawPointer?
             let document: OpaquePointer?
-            if let newFromFd = poppler.newFromFd {
+            if asSigned {
+                switch Self.bytesAsSigned(fd) {
+                case .failure(let reply): return reply
+                case .success(let bytes): document = poppler.document(bytes, &error)
+                }
+            } else if let newFromFd = poppler.newFromFd {
                 // poppler closes the descriptor it is given: it gets a copy (the request's is closed after).
                 let own = dup(fd)
                 guard own >= 0 else { return .failed(.damaged, "cannot copy the file's descriptor: \(Errno.describe(errno))") }
@@ -124,6 +129,24 @@ public enum HelperServer {
                 poppler.free(t)
             }
             return reply
+        }
+
+        /// The file's bytes and an end of line: the file as a copy with an update appended reads
+        /// (a linearized file's /L no longer its length: poppler reads it as any other).
+        static func bytesAsSigned(_ fd: Int32) -> Result<[UInt8], HelperReply> {
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .failure(.failed(.damaged, "not a regular file")) }
+            guard info.st_size <= 256 << 20 else { return .failure(.failed(.damaged, "larger than 256 MiB")) }
+            var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+            var done = 0
+            while done < Int(info.st_size) {
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, Int(info.st_size) - done, off_t(done)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return .failure(.failed(.damaged, "cannot read it: \(n == 0 ? "it ended early" : Errno.describe(errno))")) }
+                done += n
+            }
+            bytes[done] = 0x0A
+            return .success(bytes)
         }
 
         private func page(_ r: HelperRequest) -> Result<OpaquePointer, HelperReply> {

@@ -87,10 +87,11 @@ public final class PDFHelper: @unchecked Sendable {
     private let waitingLock = Lock()
 
     /// Opens the PDF at `fd` (which stays the caller's) in the helper: its page count and title.
-    public func open(_ fd: Int32, maxPages: Int) throws -> HelperDocument {
+    /// `asSigned`: read as a signed copy of it reads (`HelperRequest.asSigned`), for a document to sign.
+    public func open(_ fd: Int32, maxPages: Int, asSigned: Bool = false) throws -> HelperDocument {
         let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard own >= 0 else { throw Failure.unavailable("cannot copy the file's descriptor: \(Errno.describe(errno))") }
-        let document = HelperDocument(helper: self, fd: own, maxPages: maxPages)
+        let document = HelperDocument(helper: self, fd: own, maxPages: maxPages, asSigned: asSigned)
         try lock.withLock {
             let (pid, channel) = try running()
             try ensureOpen(document, pid: pid, channel: channel)
@@ -119,6 +120,7 @@ public final class PDFHelper: @unchecked Sendable {
         guard document.opened?.generation != generation else { return }
         var open = HelperRequest(.open)
         open.maxPages = document.maxPages
+        open.asSigned = document.asSigned ? true : nil
         let reply = try exchange(open, fds: [document.fd], patience: 1, pid: pid, channel: channel)
         guard let id = reply.document, let pages = reply.pages, pages > 0 else {
             throw Failure.refused(.damaged, "the PDF reader gave no page count")
@@ -274,13 +276,16 @@ public final class PDFHelper: @unchecked Sendable {
 public final class HelperDocument: @unchecked Sendable {
     let fd: Int32
     let maxPages: Int
+    let asSigned: Bool
     /// Its number in the helper, and which helper (generation) that is. Changed under the helper's lock.
     var opened: (id: Int, generation: Int)?
     public internal(set) var pages = 0
     public internal(set) var title: String?
     private weak var helper: PDFHelper?
 
-    init(helper: PDFHelper, fd: Int32, maxPages: Int) { self.helper = helper; self.fd = fd; self.maxPages = maxPages }
+    init(helper: PDFHelper, fd: Int32, maxPages: Int, asSigned: Bool) {
+        self.helper = helper; self.fd = fd; self.maxPages = maxPages; self.asSigned = asSigned
+    }
 
     deinit {
         if let opened { helper?.forget(document: opened.id, generation: opened.generation) }

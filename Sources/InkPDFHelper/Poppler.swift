@@ -18,7 +18,15 @@ final class Poppler: @unchecked Sendable {
     typealias FilenameToURI = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> UnsafeMutablePointer<CChar>?
     typealias Free = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
+    /// poppler_document_new_from_bytes (poppler 0.82 and later) over g_bytes_new's copy.
+    typealias NewFromBytes = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
+    typealias BytesNew = @convention(c) (UnsafeRawPointer?, Int) -> OpaquePointer?
+    typealias BytesUnref = @convention(c) (OpaquePointer?) -> Void
+
     let newFromFile: NewFromFile
+    let newFromBytes: NewFromBytes
+    let bytesNew: BytesNew
+    let bytesUnref: BytesUnref
     /// nil: an older poppler (the file is then named by its descriptor in /proc).
     let newFromFd: NewFromFd?
     let pageCount: PageCount
@@ -51,6 +59,9 @@ final class Poppler: @unchecked Sendable {
         }
         newFromFile = try symbol("poppler_document_new_from_file", as: NewFromFile.self)
         newFromFd = dlsym(handle, "poppler_document_new_from_fd").map { unsafeBitCast($0, to: NewFromFd.self) }
+        newFromBytes = try symbol("poppler_document_new_from_bytes", as: NewFromBytes.self)
+        bytesNew = try symbol("g_bytes_new", as: BytesNew.self)
+        bytesUnref = try symbol("g_bytes_unref", as: BytesUnref.self)
         pageCount = try symbol("poppler_document_get_n_pages", as: PageCount.self)
         getPage = try symbol("poppler_document_get_page", as: GetPage.self)
         getTitle = try symbol("poppler_document_get_title", as: GetTitle.self)
@@ -65,6 +76,13 @@ final class Poppler: @unchecked Sendable {
     }
 
     struct LoadError: Error, CustomStringConvertible { let text: String; var description: String { text } }
+
+    /// A document over a copy of `bytes` (poppler keeps its own reference to the copy).
+    func document(_ bytes: [UInt8], _ error: inout UnsafeMutableRawPointer?) -> OpaquePointer? {
+        let copy = bytes.withUnsafeBytes { bytesNew($0.baseAddress, $0.count) }
+        defer { bytesUnref(copy) }
+        return newFromBytes(copy, nil, &error)
+    }
 
     /// A GError's domain, code and message (GLib's struct: guint32, gint, gchar *), then freed.
     func take(_ error: UnsafeMutableRawPointer?) -> (domain: UInt32, code: Int32, message: String)? {

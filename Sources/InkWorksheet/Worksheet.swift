@@ -29,6 +29,10 @@ public struct WorksheetError: Error, CustomStringConvertible, Equatable {
     public var cause: SystemCallError? = nil
     /// The path with its control characters escaped: a hostile name cannot forge a log line.
     public var description: String { "\(WorksheetFile.printable(path)): \(detail)" }
+
+    public init(kind: Kind, path: String, detail: String, cause: SystemCallError? = nil) {
+        self.kind = kind; self.path = path; self.detail = detail; self.cause = cause
+    }
 }
 
 /// A PDF a teacher handed out, opened to be written on: its pages go under the ink. poppler
@@ -59,7 +63,8 @@ public final class Worksheet: @unchecked Sendable {
     /// The file as the helper has it open (the kiosk keeps its descriptor, to open it again in a new helper).
     let document: HelperDocument
 
-    public init(path: String, limits: Limits = Limits(), watch: PopplerWatch? = nil, helper: PDFHelper) throws {
+    /// `asSigned`: a host's document to sign, read as its signed copy will read (`HelperRequest.asSigned`).
+    public init(path: String, limits: Limits = Limits(), watch: PopplerWatch? = nil, helper: PDFHelper, asSigned: Bool = false) throws {
         func fail(_ kind: WorksheetError.Kind, _ detail: String) -> WorksheetError {
             WorksheetError(kind: kind, path: path, detail: detail)
         }
@@ -72,7 +77,7 @@ public final class Worksheet: @unchecked Sendable {
         }
         guard Self.startsLikeAPDF(fd) else { throw fail(.notPDF, "not a PDF (no %PDF- header in its first 1024 bytes)") }
         // The helper reads the descriptor checked here, never the path (a link could be put there meanwhile).
-        document = try Self.asking(path, page: 0, watch: watch) { try helper.open(fd, maxPages: limits.maxPages) }
+        document = try Self.asking(path, page: 0, watch: watch) { try helper.open(fd, maxPages: limits.maxPages, asSigned: asSigned) }
         self.path = path
         self.helper = helper
         self.watch = watch

@@ -16,7 +16,9 @@ public enum QPDFReading {
 
     public static func reading(json bytes: [UInt8]) throws -> DocumentReading {
         let root: JSON
-        do { root = try JSONDecoder().decode(JSON.self, from: Data(bytes)) } catch {
+        // qpdf writes a name's bytes as they are, UTF-8 or not: made valid first (as `QPDFStrings.name` does ours).
+        let text = jsonNumbers(String(decoding: bytes, as: UTF8.self))
+        do { root = try JSONDecoder().decode(JSON.self, from: Data(text.utf8)) } catch {
             throw Unreadable(description: "qpdf's JSON does not decode: \(error)")
         }
         guard case .array(let parts)? = root["qpdf"], parts.count == 2, case .object(let table) = parts[1] else {
@@ -125,6 +127,36 @@ extension ReadValue {
 }
 
 extension QPDFReading {
+    /// qpdf writes a real as the file has it (`20.`, `.5`, `+3`), which JSON does not allow:
+    /// made `20.0`, `0.5`, `3` outside strings.
+    static func jsonNumbers(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var inString = false, escaped = false
+        var previous: UInt8 = 0
+        let bytes = Array(text.utf8)
+        for (i, b) in bytes.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                out.append(b)
+                continue
+            }
+            let next = i + 1 < bytes.count ? bytes[i + 1] : 0
+            let isDigit = { (c: UInt8) in (0x30...0x39).contains(c) }
+            switch b {
+            case UInt8(ascii: "\""): inString = true; out.append(b)
+            case UInt8(ascii: "+") where isDigit(next) || next == UInt8(ascii: "."): break
+            case UInt8(ascii: "."):
+                if !isDigit(previous) { out.append(UInt8(ascii: "0")) }
+                out.append(b)
+                if !isDigit(next) { out.append(UInt8(ascii: "0")) }
+            default: out.append(b)
+            }
+            previous = b
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func isReference(_ s: String) -> Bool {
         let parts = s.split(separator: " ")
         return parts.count == 3 && parts[2] == "R" && Int(parts[0]) != nil && Int(parts[1]) != nil

@@ -2,7 +2,7 @@ import FoundationEssentials
 import InkDocument
 
 /// A PDF value as two readers can both state it: what the differential tests compare. Names as
-/// qpdf writes them in JSON (`/Type`, with `#xx` for bytes outside printable ASCII), references
+/// qpdf writes them in JSON (`/Type`), references
 /// as `12 0 R`, strings as bytes on our side and as qpdf's `u:`/`b:` text on its side (compared
 /// by `same`), numbers as doubles.
 public indirect enum ReadValue: Sendable, CustomStringConvertible {
@@ -69,20 +69,9 @@ public indirect enum ReadValue: Sendable, CustomStringConvertible {
 
 /// How qpdf writes names and strings in its JSON (version 2).
 enum QPDFStrings {
-    /// `/Name`, printable ASCII as itself, anything else as `#xx`.
-    static func name(_ bytes: [UInt8]) -> String {
-        var out = "/"
-        for b in bytes {
-            if b < 0x21 || b > 0x7E || b == UInt8(ascii: "#") || PDFDelimiters.contains(b) {
-                out += "#" + (b < 16 ? "0" : "") + String(b, radix: 16)
-            } else {
-                out.append(Character(Unicode.Scalar(b)))
-            }
-        }
-        return out
-    }
-
-    static let PDFDelimiters: Set<UInt8> = Set("()<>[]{}/%".utf8)
+    /// `/Name` and the name's bytes as they are (qpdf writes them so, valid UTF-8 or not; bytes
+    /// that are not UTF-8 are compared as U+FFFD on both sides).
+    static func name(_ bytes: [UInt8]) -> String { "/" + String(decoding: bytes, as: UTF8.self) }
 
     /// Whether qpdf's `u:text` or `b:hex` is the string `bytes`.
     static func matches(_ bytes: [UInt8], _ written: String) -> Bool {

@@ -44,7 +44,12 @@ enum Differential {
         if q.status == 0 || q.status == 3 {
             out += DocumentReading.differences(ours, try QPDFReading.reading(json: Array(q.stdout.utf8)))
         }
-        let p = try Tools.run(pdfinfo, PopplerPages.arguments(last: ours.pages.count) + [path])
+        // poppler reads the file as the kiosk shows it: as its signed copy will read (an end of line
+        // appended: a linearized file's hints, void after an update, are not used).
+        let asSigned = path + ".as-signed.pdf"
+        try Tools.write(try Tools.read(path) + [0x0A], to: asSigned)
+        let p = try Tools.run(pdfinfo, PopplerPages.arguments(last: ours.pages.count) + [asSigned])
+        if !p.stderr.isEmpty { out.append("poppler had to repair what our reader took: \(p.stderr.prefix(400))") }
         if let poppler = PopplerPages(pdfinfo: p.stdout) {
             out += poppler.differences(from: ours)
         } else {
@@ -371,7 +376,8 @@ enum Differential {
                                          ("rotate-odd", "/Rotate 45", "/Rotate is not a whole quarter turn"),
                                          ("mediabox-broken", "/MediaBox [0 0 (a) 842]", "/MediaBox is not a box"),
                                          ("mediabox-flat", "/MediaBox [0 0 595 0]", "/MediaBox is not a box"),
-                                         ("cropbox-outside", "/CropBox [700 0 900 842]", "/CropBox lies outside its /MediaBox"),
+                                         ("cropbox-outside", "/CropBox [700 0 900 842]", "reaches outside its /MediaBox"),
+                                         ("cropbox-wider", "/CropBox [-10 0 600 842]", "reaches outside its /MediaBox"),
                                          ("resources-name", "/Resources /None", "/Resources is not a dictionary")] {
             var tricked = plain
             tricked.pieces[2] = .object(3, 0, "<< /Type /Page /Parent 2 0 R /Contents 4 0 R \(attribute.hasPrefix("/Resources") ? "" : "/Resources << /Font << /F1 5 0 R >> >>") \(attribute) >>")
@@ -442,4 +448,30 @@ enum FieldInheritance {
         .object(6, 0, "<< /FT /Sig /T (only) /Type /Annot /Subtype /Widget /Rect [10 20 110 70] >>"),
         .object(7, 0, "<< /Type /Page /Parent 3 0 R /MediaBox [0 0 100 100] /CropBox [0 0 50 50] >>"),
     ]
+}
+
+/// A linearized file's hint tables and /N are a second reading of its pages, which poppler uses
+/// (its page count is /N) and which an update makes void. The kiosk has poppler read a document
+/// as its signed copy will read (`HelperRequest.asSigned`: an end of line appended), so the
+/// signer sees the page tree every reader of the signed file sees.
+@Suite struct LinearizedHints {
+    @Test func aLinearizedFileWhosePageCountLiesShowsItsTreeAsSigned() throws {
+        let dir = try Tools.directory("linearized-hints")
+        try Tools.write(TestPDFs.contract(), to: "\(dir)/contract.pdf")
+        let qpdf = try #require(Tools.qpdf), pdfinfo = try #require(Tools.which("pdfinfo"))
+        #expect(try Tools.run(qpdf, ["--linearize", "--deterministic-id", "\(dir)/contract.pdf", "\(dir)/linear.pdf"]).status == 0)
+        // /N 2 made /N 1, in place.
+        var lying = try Tools.read("\(dir)/linear.pdf")
+        let n = try #require(PDFParser.find(Array("/N 2".utf8), in: lying, from: 0, to: 1024))
+        lying[n + 3] = UInt8(ascii: "1")
+        try Tools.write(lying, to: "\(dir)/lying.pdf")
+        func pages(_ path: String) throws -> Int? { PopplerPages(pdfinfo: try Tools.run(pdfinfo, [path]).stdout)?.count }
+        #expect(try pages("\(dir)/lying.pdf") == 1, "poppler trusts the linearization's /N: a second reading")
+        try Tools.write(lying + [0x0A], to: "\(dir)/lying-as-signed.pdf")
+        #expect(try pages("\(dir)/lying-as-signed.pdf") == 2, "read as signed: the page tree")
+        #expect(try PDFDocument(bytes: lying).pages().count == 2)
+        let signed = try InkSigning.sign(PDFDocument(bytes: lying), with: TestPDFs.ink(width: 228, height: 60), at: .field("sign.customer"))
+        try Tools.write(signed.bytes, to: "\(dir)/lying-signed.pdf")
+        #expect(try pages("\(dir)/lying-signed.pdf") == 2, "the signed file: every reader reads the tree")
+    }
 }

@@ -145,6 +145,22 @@ import InkWorksheetTestSupport
         #expect(reason.contains("could not be shown"), "\(reason)")
         #expect(screen.request == nil && screen.session == nil)
     }
+
+    /// The signer's reader and poppler, which shows the pages, must read one document: a page
+    /// count or a page size poppler reads otherwise ends the request before a page is shown.
+    @Test(arguments: ["pages", "size"])
+    func aDocumentPopplerReadsOtherwiseIsNeitherShownNorSigned(_ what: String) throws {
+        var document = try contract()
+        if what == "pages" { document.pageCount = 3 } else { document.pageBox = PDFRect(0, 0, 612, 792) }
+        let (booth, screen) = try booth()
+        var outcomes: [SignatureScreen.Outcome] = []
+        screen.onFinished = { outcomes.append($1) }
+        screen.start(.init(id: "req3", prompt: nil, document: document), booth.context)
+        try booth.frame()
+        guard case .cancelled(let reason)? = outcomes.first else { Issue.record("\(outcomes)"); return }
+        #expect(reason.contains("two readings") && reason.contains(what == "pages" ? "2 pages where the document has 3" : "595"), "\(reason)")
+        #expect(screen.session == nil && booth.pipeline.document.strokes.isEmpty)
+    }
 }
 
 /// Where two renderings of a PDF page differ (pdftoppm at 72 dpi: a pixel is a point).

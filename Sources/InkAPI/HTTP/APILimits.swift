@@ -38,8 +38,9 @@ public struct APILimits: Sendable, Equatable {
     /// `[limits] document_objects`, `document_inflate_mb`, `document_seconds`: the work the PDF
     /// reader may spend on one upload (values parsed, bytes inflated, time) before it refuses it
     /// (422): a crafted file cannot hold an upload place for minutes or take more memory than
-    /// this many values (some 60 bytes each while the file is read).
-    public var maxDocumentObjects = 1_000_000
+    /// this many values (50–200 bytes each while the file is read: 40 MB at most; Valgrind's
+    /// 397-page manual has 39 000).
+    public var maxDocumentObjects = 200_000
     public var maxDocumentInflatedBytes = 64 << 20
     public var maxDocumentSeconds = 10.0
 

@@ -82,7 +82,13 @@ extension SignatureScreen {
         session.drawing = true
         let opened = session.sheet, size = style.metrics.size, document = session.document, limits = settings.documentLimits
         sheets.run({ () -> (Worksheet, PageSnapshot) in
-            let sheet = try opened ?? Worksheet(path: document.path, limits: limits, helper: reader)
+            let sheet: Worksheet
+            if let opened {
+                sheet = opened
+            } else {
+                sheet = try Worksheet(path: document.path, limits: limits, helper: reader, asSigned: true)
+                try Self.checkOneReading(document, shownBy: sheet)
+            }
             return (sheet, try OpenedWorksheet.paper(sheet, page: page, size: size, area: area))
         }) { [weak self] outcome in
             guard let self, self.session === session else { return }
@@ -90,7 +96,7 @@ extension SignatureScreen {
             switch outcome {
             case .success(let (sheet, paper)):
                 session.sheet = sheet
-                session.pages = min(session.document.pageCount, sheet.pageCount)
+                session.pages = session.document.pageCount
                 shown(paper)
             case .failure(let error):
                 let why = (error as? WorksheetError)?.detail ?? "\(error)"
@@ -100,6 +106,23 @@ extension SignatureScreen {
                 finish(.cancelled(reason: "the document could not be shown: \(why)"))
             }
             try? show(context.pipeline)
+        }
+    }
+
+    /// What the signer is shown (poppler, in the helper) and what is signed (the kiosk's reader,
+    /// which found the pages and the field when the host posted the file) must be one document:
+    /// the same number of pages, and the field's page of the same size. The reader refuses files
+    /// with two readings; this is the check that its reading is poppler's, on the file itself.
+    static func checkOneReading(_ document: DocumentToSign, shownBy sheet: Worksheet) throws {
+        func refuse(_ what: String) -> WorksheetError {
+            WorksheetError(kind: .damaged, path: document.path,
+                           detail: "the viewer reads \(what), the signer's reader otherwise: the file has two readings and is not signed")
+        }
+        guard sheet.pageCount == document.pageCount else { throw refuse("\(sheet.pageCount) pages where the document has \(document.pageCount)") }
+        let page = try sheet.page(document.pageIndex + 1)
+        guard abs(page.pageWidth - document.pageBox.width) < 0.01, abs(page.pageHeight - document.pageBox.height) < 0.01 else {
+            throw refuse("page \(document.pageIndex + 1) as \(page.pageWidth) x \(page.pageHeight) pt where it is "
+                         + "\(document.pageBox.width) x \(document.pageBox.height) pt")
         }
     }
 

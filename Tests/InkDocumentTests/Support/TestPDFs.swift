@@ -113,7 +113,7 @@ enum TestPDFs {
     }
 
     /// The contract as a hybrid file (ISO 32000-1, 7.5.8.4): a classic table for the objects in
-    /// the file, which marks the form's objects 9–12 free; they are in an object stream (13),
+    /// the file, which leaves out the form's objects 9–12; they are in an object stream (13),
     /// listed by a cross-reference stream (14) that the trailer's /XRefStm points to.
     /// `conflicting`: object 10 is also written into the file, and the table lists it there
     /// while the stream still lists it in the object stream.
@@ -142,9 +142,13 @@ enum TestPDFs {
         pdf += Array("14 0 obj\n<< /Type /XRef /Size 15 /Index [9 6] /W [1 2 1] /Filter /FlateDecode /Length \(data.count) >>\nstream\n".utf8)
         pdf += data + Array("\nendstream\nendobj\n".utf8)
         let xref = pdf.count
-        var table = "xref\n0 15\n0000000000 65535 f \n"
-        for number in 1...14 {
-            table += offsets[number].map { String(format: "%010d 00000 n \n", $0) } ?? "0000000000 00001 f \n"
+        // Subsections around the compressed objects: the table leaves them out.
+        var table = "xref\n"
+        for run in CrossReferenceWriter.runs([0] + offsets.keys.sorted()) {
+            table += "\(run.first) \(run.count)\n"
+            for number in run.first..<(run.first + run.count) {
+                table += number == 0 ? "0000000000 65535 f \n" : String(format: "%010d 00000 n \n", offsets[number] ?? 0)
+            }
         }
         let id = String(repeating: "3c", count: 16)
         table += "trailer\n<< /Size 15 /Root 1 0 R /XRefStm \(offsets[14]!) /ID [<\(id)> <\(id)>] >>\nstartxref\n\(xref)\n%%EOF\n"
