@@ -20,24 +20,28 @@ import InkTestSupport
         // 1000 pages round robin over 100 object streams of 512 KiB each (50 MiB inflated, 67 KB
         // on disk): a reader caching decoded streams up to a bound and looking pages up one by one
         // would inflate half a megabyte per page, 500 MiB.
-        let bytes = try Self.hostile(["cache-defeat", "--streams", "100", "--pages", "1000", "--pad-kb", "512"], "cache-defeat")
+        // (An eighth of it under emulation.)
+        let streams = Emulation.cases(100), pages = 10 * streams
+        let bytes = try Self.hostile(["cache-defeat", "--streams", "\(streams)", "--pages", "\(pages)", "--pad-kb", "512"], "cache-defeat")
         #expect(bytes.count < 200_000)
         let document = try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxInflatedBytes: 64 << 20))
-        #expect(try document.pages().count == 1000)
-        let onePass = 100 * (512 << 10)
+        #expect(try document.pages().count == pages)
+        let onePass = streams * (512 << 10)
         #expect(document.work.inflated >= onePass && document.work.inflated < onePass + (1 << 20),
                 "each object stream inflated once: \(document.work.inflated) bytes")
         // Under a budget below one pass, refused as such.
-        let error = #expect(throws: PDFError.self) { try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxInflatedBytes: 16 << 20)) }
-        #expect(error?.kind == .overBudget && error?.message.contains("more than 16 MiB to inflate") == true, "\(String(describing: error))")
+        let budget = (onePass / 3) >> 20
+        let error = #expect(throws: PDFError.self) { try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxInflatedBytes: budget << 20)) }
+        #expect(error?.kind == .overBudget && error?.message.contains("more than \(budget) MiB to inflate") == true, "\(String(describing: error))")
     }
 
     @Test func aFileOfManyValuesIsRefusedOnceTheBudgetIsSpent() throws {
-        let bytes = try Self.hostile(["values", "--count", "300000"], "values")
-        let error = #expect(throws: PDFError.self) { try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxValues: 100_000)) }
-        #expect(error?.kind == .overBudget && error?.message.contains("more than 100000 values") == true, "\(String(describing: error))")
-        let document = try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxValues: 400_000))
-        #expect(document.work.values > 300_000 && document.work.values < 301_000, "every value counted once: \(document.work.values)")
+        let count = Emulation.cases(30) * 10_000   // whole arrays of 10 000
+        let bytes = try Self.hostile(["values", "--count", "\(count)"], "values")
+        let error = #expect(throws: PDFError.self) { try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxValues: count / 3)) }
+        #expect(error?.kind == .overBudget && error?.message.contains("more than \(count / 3) values") == true, "\(String(describing: error))")
+        let document = try PDFDocument(bytes: bytes, limits: PDFReadLimits(maxValues: count * 2))
+        #expect(document.work.values > count && document.work.values < count + 1000, "every value counted once: \(document.work.values)")
     }
 
     @Test func thePageCountIsCheckedBeforeTheTreeIsWalked() throws {
@@ -49,10 +53,11 @@ import InkTestSupport
         let error = #expect(throws: PDFError.self) { try document.pages() }
         #expect(error?.kind == .tooLarge && error?.message.contains("100000 pages, where at most 200 are taken") == true, "\(String(describing: error))")
         // A real tree of 50 000 pages under a limit of 200.
-        let many = try Self.hostile(["pages", "--count", "50000"], "pages")
+        let count = Emulation.cases(50_000)
+        let many = try Self.hostile(["pages", "--count", "\(count)"], "pages")
         let big = try PDFDocument(bytes: many, limits: PDFReadLimits(maxPages: 200))
         #expect(throws: PDFError.self) { try big.pages() }
-        #expect(try PDFDocument(bytes: many, limits: PDFReadLimits(maxPages: 50_000)).pages().count == 50_000)
+        #expect(try PDFDocument(bytes: many, limits: PDFReadLimits(maxPages: count)).pages().count == count)
     }
 
     @Test func aDeadlineEndsTheRead() throws {
