@@ -30,69 +30,104 @@ struct OneReading {
             try Self.directLength(reference, in: bytes, entries: entries)
         }
         try scan.checkEnd(newest: crossReference.newestOffset, fileSize: bytes.count)
+        let file = FileObjects(bytes: bytes, scan: scan)
+        try Self.checkEverySectionInTheChain(file, crossReference)
+        let inStreams = try Self.checkEveryPlace(file, crossReference)
+        let (objects, placeOf) = try Self.currentObjects(file, crossReference, inStreams: inStreams, work: work)
+        try Self.checkSize(crossReference, placeOf: placeOf)
+        try Self.checkReferences(objects, crossReference, placeOf: placeOf)
+        self.objects = objects
+    }
 
-        var definitionAt: [Int: Int] = [:]
-        definitionAt.reserveCapacity(scan.definitions.count)
-        for (i, definition) in scan.definitions.enumerated() { definitionAt[definition.offset] = i }
+    /// The file's objects by where they start.
+    private struct FileObjects {
+        let bytes: [UInt8]
+        let scan: FileScan
+        let at: [Int: Int]
 
-        // Sections: every table and cross-reference stream of the file is in the chain.
+        init(bytes: [UInt8], scan: FileScan) {
+            self.bytes = bytes; self.scan = scan
+            var at: [Int: Int] = [:]
+            at.reserveCapacity(scan.definitions.count)
+            for (i, definition) in scan.definitions.enumerated() { at[definition.offset] = i }
+            self.at = at
+        }
+
+        /// The object a cross-reference offset points at (past white space), if one starts there.
+        func definition(at offset: Int) -> FileScan.Definition? {
+            at[OneReading.skippingWhitespace(offset, in: bytes)].map { scan.definitions[$0] }
+        }
+    }
+
+    /// Every table and cross-reference stream of the file is in the /Prev chain.
+    private static func checkEverySectionInTheChain(_ file: FileObjects, _ crossReference: CrossReference) throws {
         let chainTables = Set(crossReference.sections.filter { $0.section.kind == .table }.map(\.offset))
-        let chainStreams = Set(crossReference.sections.filter { $0.section.kind == .stream }.map(\.offset)
-                               + crossReference.sections.compactMap { $0.hidden?.offset })
-        for table in scan.tables where !chainTables.contains(table) {
+        for table in file.scan.tables where !chainTables.contains(table) {
             throw PDFError.ambiguous("a cross-reference table that the file's /Prev chain does not reach "
                                      + "(a reader that rebuilds the file would use it)", at: table)
         }
-        for definition in scan.definitions where definition.object.streamValue?.dictionary["Type"]?.nameValue == "XRef"
+        let chainStreams = chainStreamOffsets(crossReference)
+        for definition in file.scan.definitions where definition.object.streamValue?.dictionary["Type"]?.nameValue == "XRef"
             && !chainStreams.contains(definition.offset) {
             throw PDFError.ambiguous("a cross-reference stream (object \(definition.reference.number)) that the file's /Prev chain "
                                      + "does not reach", at: definition.offset)
         }
+    }
 
-        // Every place a section gives is that object's, and every object has such a place.
+    private static func chainStreamOffsets(_ crossReference: CrossReference) -> Set<Int> {
+        Set(crossReference.sections.filter { $0.section.kind == .stream }.map(\.offset) + crossReference.sections.compactMap { $0.hidden?.offset })
+    }
+
+    /// Every place a section gives is that object's (number and generation), and every object of
+    /// the file has such a place. Returns every section's compressed entries.
+    private static func checkEveryPlace(_ file: FileObjects, _ crossReference: CrossReference) throws -> Set<CompressedPlace> {
         var listed = Set<Int>()
-        var inStreams = Set<[Int]>()   // [stream, index, number] of every section's compressed entries
+        var inStreams = Set<CompressedPlace>()
         for read in crossReference.sections {
             let all = read.section.entries.map { ($0, read.offset) } + (read.hidden.map { h in h.entries.map { ($0, h.offset) } } ?? [])
             for ((number, entry), sectionOffset) in all {
                 switch entry {
                 case .free: break
-                case .inObjectStream(let stream, let index): inStreams.insert([stream, index, number])
+                case .inObjectStream(let stream, let index): inStreams.insert(CompressedPlace(stream: stream, index: index, number: number))
                 case .inFile(let offset, let generation):
-                    let at = Self.skippingWhitespace(offset, in: bytes)
-                    guard let i = definitionAt[at] else {
+                    guard let found = file.definition(at: offset) else {
                         throw PDFError.ambiguous("the cross-reference section at byte \(sectionOffset) puts object \(number) \(generation) "
                                                  + "at byte \(offset), where no object starts", at: offset)
                     }
-                    let found = scan.definitions[i].reference
-                    guard found == PDFReference(number, generation) else {
+                    guard found.reference == PDFReference(number, generation) else {
                         throw PDFError.ambiguous("the cross-reference section at byte \(sectionOffset) puts object \(number) \(generation) "
-                                                 + "at byte \(offset), where object \(found.number) \(found.generation) is", at: offset)
+                                                 + "at byte \(offset), where object \(found.reference.number) \(found.reference.generation) is", at: offset)
                     }
-                    listed.insert(at)
+                    listed.insert(found.offset)
                 }
             }
         }
-        for definition in scan.definitions where !listed.contains(definition.offset) && !chainStreams.contains(definition.offset) {
+        let chainStreams = chainStreamOffsets(crossReference)
+        for definition in file.scan.definitions where !listed.contains(definition.offset) && !chainStreams.contains(definition.offset) {
             throw PDFError.ambiguous("object \(definition.reference.number) \(definition.reference.generation) is listed by no "
                                      + "cross-reference section (a reader that rebuilds the file reads it, others do not)", at: definition.offset)
         }
+        return inStreams
+    }
 
-        // The current object of each number.
-        var objects: [Int: PDFObject] = [:]
-        var placeOf: [Int: Int] = [:]
+    /// The current object of each number in use, and where in the file it is (its object
+    /// stream's place for a compressed one). Each object stream is inflated once; every object
+    /// in it must be listed there by some section.
+    private static func currentObjects(_ file: FileObjects, _ crossReference: CrossReference, inStreams: Set<CompressedPlace>,
+                                       work: PDFWork) throws -> ([Int: PDFObject], [Int: Int]) {
+        let entries = crossReference.entries
+        var objects: [Int: PDFObject] = [:], placeOf: [Int: Int] = [:]
         objects.reserveCapacity(entries.count)
         var streams: [Int: ObjectStream] = [:]
         for (number, entry) in entries.sorted(by: { $0.key < $1.key }) {
             switch entry {
             case .free: continue
             case .inFile(let offset, _):
-                let at = Self.skippingWhitespace(offset, in: bytes)
-                guard let i = definitionAt[at] else { throw PDFError.malformed("object \(number) is at no object", at: offset) }
-                objects[number] = scan.definitions[i].object
-                placeOf[number] = at
+                guard let found = file.definition(at: offset) else { throw PDFError.malformed("object \(number) is at no object", at: offset) }
+                objects[number] = found.object
+                placeOf[number] = found.offset
             case .inObjectStream(let streamNumber, let index):
-                guard case .inFile(let offset, 0)? = entries[streamNumber], let i = definitionAt[Self.skippingWhitespace(offset, in: bytes)] else {
+                guard case .inFile(let offset, 0)? = entries[streamNumber], let container = file.definition(at: offset) else {
                     throw PDFError.malformed("object \(number) is said to be in object stream \(streamNumber), which is not a stream "
                                              + "object of the file")
                 }
@@ -100,12 +135,13 @@ struct OneReading {
                 if let known = streams[streamNumber] {
                     stream = known
                 } else {
-                    guard let data = scan.definitions[i].object.streamValue else {
+                    guard let data = container.object.streamValue else {
                         throw PDFError.malformed("object \(number) is said to be in object stream \(streamNumber), which is "
-                                                 + "\(scan.definitions[i].object.kindName)", at: offset)
+                                                 + "\(container.object.kindName)", at: offset)
                     }
                     stream = try within("object stream \(streamNumber) 0") { try ObjectStream(number: streamNumber, stream: data, work: work) }
-                    for (index, held) in stream.objects.enumerated() where !inStreams.contains([streamNumber, index, held.number]) {
+                    for (index, held) in stream.objects.enumerated()
+                    where !inStreams.contains(CompressedPlace(stream: streamNumber, index: index, number: held.number)) {
                         throw PDFError.ambiguous("object \(held.number) in object stream \(streamNumber) (entry \(index)) is listed by no "
                                                  + "cross-reference section there", at: offset)
                     }
@@ -115,17 +151,23 @@ struct OneReading {
                 placeOf[number] = offset
             }
         }
+        return (objects, placeOf)
+    }
 
-        // /Size one past the highest number any section lists (ISO 32000-1, 7.5.5): smaller hides
-        // objects from readers that stop at it, larger is what qpdf repairs.
+    /// /Size one past the highest number any section lists (ISO 32000-1, 7.5.5): smaller hides
+    /// objects from readers that stop at it, larger is what qpdf repairs.
+    private static func checkSize(_ crossReference: CrossReference, placeOf: [Int: Int]) throws {
         let size = crossReference.trailer["Size"]?.integerValue ?? 0
-        let highest = entries.keys.max() ?? 0
+        let highest = crossReference.entries.keys.max() ?? 0
         guard size == Int64(highest) + 1 else {
             throw PDFError.ambiguous("the trailer's /Size is \(size) where the highest object number listed is \(highest) "
                                      + "(readers that stop at /Size see other objects)", at: placeOf[highest] ?? crossReference.newestOffset)
         }
+    }
 
-        // Every reference names an object in use, of its generation.
+    /// Every reference of every object (and of the trailer) names an object in use, of its generation.
+    private static func checkReferences(_ objects: [Int: PDFObject], _ crossReference: CrossReference, placeOf: [Int: Int]) throws {
+        let entries = crossReference.entries
         func check(_ object: PDFObject, in holder: String, at offset: Int?) throws {
             switch object {
             case .reference(let r):
@@ -144,9 +186,14 @@ struct OneReading {
             default: break
             }
         }
-        for (number, object) in objects { try check(object, in: "object \(number)", at: placeOf[number]) }
+        // In order of number: a file with several such references is refused for the same one every time.
+        for (number, object) in objects.sorted(by: { $0.key < $1.key }) { try check(object, in: "object \(number)", at: placeOf[number]) }
         try check(.dictionary(crossReference.trailer), in: "the trailer", at: crossReference.newestOffset)
-        self.objects = objects
+    }
+
+    /// Object `number` as the `index`th of object stream `stream`.
+    private struct CompressedPlace: Hashable {
+        var stream: Int, index: Int, number: Int
     }
 
     /// `offset`, or past the white space there (writers that point at the end of line before
