@@ -18,20 +18,9 @@ import argparse
 import struct
 import zlib
 
+from worksheet_pdf import write_pdf
 
-def classic(objects, root=1):
-    """A file with a classic cross-reference table; objects[i] is object i+1's body (bytes)."""
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for i, body in enumerate(objects):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % (i + 1) + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for o in offsets:
-        out += b"%010d 00000 n \n" % o
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, root, xref)
-    return bytes(out)
+HEADER = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
 
 
 def stream(dictionary, data):
@@ -51,7 +40,7 @@ def cache_defeat(streams, pages, pad_kb):
     members = [[] for _ in range(streams)]
     for p in range(pages):
         members[p % streams].append(first_page + p)
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    out = bytearray(HEADER)
     entries = {0: (0, 0, 65535)}
 
     def put(number, body):
@@ -81,23 +70,23 @@ def cache_defeat(streams, pages, pad_kb):
     return bytes(out)
 
 
-def values(count):
+def values(count, path):
     per = 10_000
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 595 842] >>",
                b"<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>", content(),
                b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     for _ in range((count + per - 1) // per):
         objects.append(b"[" + b" ".join([b"0"] * per) + b"]")
-    return classic(objects)
+    write_pdf(path, objects, header=HEADER)
 
 
-def pages(count):
+def pages(count, path):
     first = 5
     kids = b" ".join(b"%d 0 R" % (first + p) for p in range(count))
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d /MediaBox [0 0 595 842] >>" % (kids, count),
                content(), b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     objects += [b"<< /Type /Page /Parent 2 0 R /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>"] * count
-    return classic(objects)
+    write_pdf(path, objects, header=HEADER)
 
 
 def main():
@@ -116,13 +105,12 @@ def main():
     p.add_argument("--count", type=int, default=50_000)
     args = parser.parse_args()
     if args.kind == "cache-defeat":
-        data = cache_defeat(args.streams, args.pages, args.pad_kb)
+        with open(args.out, "wb") as f:
+            f.write(cache_defeat(args.streams, args.pages, args.pad_kb))
     elif args.kind == "values":
-        data = values(args.count)
+        values(args.count, args.out)
     else:
-        data = pages(args.count)
-    with open(args.out, "wb") as f:
-        f.write(data)
+        pages(args.count, args.out)
 
 
 if __name__ == "__main__":
