@@ -41,7 +41,8 @@ die() { log "error: $*"; exit 1; }
 
 host_packages() {
     local missing=() pkg status
-    for pkg in mmdebstrap qemu-user-static binutils-aarch64-linux-gnu; do
+    # arch-test: mmdebstrap only recommends it, and refuses a foreign root without it.
+    for pkg in mmdebstrap arch-test qemu-user-static binutils-aarch64-linux-gnu; do
         status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
         [[ $status == "install ok installed" ]] || missing+=("$pkg")
     done
