@@ -63,7 +63,7 @@ public struct Cage: Sendable {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         // A write past RLIMIT_FSIZE fails (EFBIG, said in the answer) instead of killing the helper.
         signal(SIGXFSZ, SIG_IGN)
-        // First: a change of user makes the process dumpable again.
+        // Before PR_SET_DUMPABLE below: a change of user makes the process dumpable again.
         let identity = try becomeOwnUser()
         func limit(_ resource: Int32, _ soft: UInt64, _ hard: UInt64, _ name: String) throws {
             var l = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard))
