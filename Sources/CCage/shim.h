@@ -9,6 +9,8 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -68,6 +70,13 @@ static inline int ik_seccomp_rule_masked(scmp_filter_ctx ctx, uint32_t action, i
 static inline int ik_seccomp_rule_equal(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg, uint64_t value) {
     return seccomp_rule_add(ctx, action, nr, 1, SCMP_CMP(arg, SCMP_CMP_EQ, value));
 }
+/* `action` only when argument `arg` == value and (argument `other` & mask) == masked. */
+static inline int ik_seccomp_rule_equal_masked(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg, uint64_t value,
+                                               unsigned other, uint64_t mask, uint64_t masked) {
+    return seccomp_rule_add(ctx, action, nr, 2, SCMP_CMP(arg, SCMP_CMP_EQ, value), SCMP_CMP(other, SCMP_CMP_MASKED_EQ, mask, masked));
+}
+/* The filter applies to every thread of the process, not only the caller's. */
+static inline int ik_seccomp_all_threads(scmp_filter_ctx ctx) { return seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1); }
 
 /* Starts `path` with `argv` and `envp` in a session of its own, every signal at its default
  * and unblocked, `channel` as its descriptor 3, stdin and stdout on /dev/null, stderr kept. */
@@ -165,7 +174,45 @@ static inline int ik_set_dumpable(int on) { return prctl(PR_SET_DUMPABLE, on, 0,
 #ifndef O_PATH
 #define O_PATH 010000000
 #endif
-/* A memfd (close-on-exec): the page buffer and the ink shared with the helper. */
-static inline int ik_memfd(const char *name) { return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC); }
+/* A memfd (close-on-exec, sealable): the page buffer and the ink shared with the helper. */
+static inline int ik_memfd(const char *name) { return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
+
+/* fcntl's commands and flags that glibc declares for _GNU_SOURCE only (see above), by the values
+ * of asm-generic/fcntl.h, which x86 and arm64 use. */
+#define IK_F_SETOWN 8
+#define IK_F_SETSIG 10
+#define IK_F_SETOWN_EX 15
+#define IK_F_SETLEASE 1024
+#define IK_F_NOTIFY 1026
+#define IK_F_DUPFD_CLOEXEC 1030
+#define IK_F_ADD_SEALS 1033
+#define IK_F_GET_SEALS 1034
+#define IK_F_SEAL_SEAL 0x0001
+#define IK_F_SEAL_SHRINK 0x0002
+#define IK_F_SEAL_GROW 0x0004
+#define IK_F_SEAL_WRITE 0x0008
+#define IK_O_ASYNC 020000
+/* ioctls that make a descriptor signal its owner (asm-generic/ioctls.h, x86's and arm64's). */
+#define IK_FIOASYNC 0x5452
+#define IK_FIOSETOWN 0x8901
+#define IK_SIOCSPGRP 0x8902
+
+/* fcntl with an int argument (variadic in C). */
+static inline int ik_fcntl(int fd, int command, long argument) { return fcntl(fd, command, argument); }
+/* ioctl with a pointer to an int (variadic in C). */
+static inline int ik_ioctl_int(int fd, unsigned long request, int *value) { return ioctl(fd, request, value); }
+
+/* glibc declares these for _GNU_SOURCE only; its own (not the raw system calls) change every thread. */
+extern int setresuid(uid_t ruid, uid_t euid, uid_t suid);
+extern int setresgid(gid_t rgid, gid_t egid, gid_t sgid);
+/* Becomes `uid`:`gid` with no supplementary groups, for good (a process started as root). 0, or
+ * -1 with errno and the step that failed in *step: 1 setgroups, 2 setgid, 3 setuid, 4 root could be had back. */
+static inline int ik_become(uid_t uid, gid_t gid, int *step) {
+    *step = 1; if (setgroups(0, NULL) != 0) return -1;
+    *step = 2; if (setresgid(gid, gid, gid) != 0) return -1;
+    *step = 3; if (setresuid(uid, uid, uid) != 0) return -1;
+    *step = 4; if (setuid(0) == 0 || geteuid() == 0 || getegid() == 0) { errno = EPERM; return -1; }
+    return 0;
+}
 /* A folder as a path only (Landlock's rules name folders by such descriptors). */
 static inline int ik_open_folder(const char *path) { return open(path, O_PATH | O_CLOEXEC | O_DIRECTORY); }

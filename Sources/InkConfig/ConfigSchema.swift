@@ -12,7 +12,7 @@ public enum ConfigSchema {
     /// In the order the shipped config/inkkiosk.toml has them.
     public static var sections: [ConfigSection] {
         [root, display, input, device, tools] + ToolKind.allCases.map(tool)
-            + [buttons, hover, prediction, storage, limits, log, lockdown, ui, uiText, signature, classroom, api]
+            + [buttons, hover, prediction, storage, limits, pdfHelper, log, lockdown, ui, uiText, signature, classroom, api]
     }
 
     private static let ink = InteractionSettings(screen: PixelSize(width: 1, height: 1))
@@ -32,6 +32,7 @@ public enum ConfigSchema {
         .table("ui", "Sizes and words on screen."), .table("signature", "Signature captures."),
         .table("classroom", "The classroom screen."), .table("api", "The local signature API."),
         .table("lockdown", "Keys and the console."), .table("limits", "Everything that grows."),
+        .table("pdf_helper", "Who the PDF helper runs as."),
         .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
     ])
 
@@ -192,6 +193,11 @@ public enum ConfigSchema {
                   "The PDF helper's address space (MiB): a PDF that needs more fails, the kiosk goes on."),
         ConfigKey("worksheet_helper_cpu_seconds", .integer(10...86_400), .integer(screen.pdfHelper.cpuSeconds),
                   "The PDF helper's CPU time; a helper that used it up is replaced by a new one."),
+        ConfigKey("worksheet_save_mb", .integer(1...65_536), .integer(screen.pdfHelper.fileMB),
+                  "The largest file the PDF helper may write (MiB, its RLIMIT_FSIZE): a Save over a worksheet that would "
+                  + "come out larger fails with a message, the kiosk goes on. A page comes out about its own size (a scanned "
+                  + "page of 1.4 MB as 1.4 MB, its SVG 3.2 MB); one whose images poppler must decode and cairo compress "
+                  + "again (JPEG 2000, JBIG2) several times that. A helper taken over can fill no more of the disk."),
         ConfigKey("document_mb", .integer(APILimits.documentMBRange), .integer(apiLimits.maxDocumentBytes >> 20),
                   "A PDF a host uploads to be signed (POST /documents), in MiB: larger is 413."),
         ConfigKey("documents", .integer(APILimits.documentsRange), .integer(apiLimits.maxDocuments),
@@ -207,6 +213,20 @@ public enum ConfigSchema {
                   + "bomb, or a file built to defeat the reader's caching, is refused with 422)."),
         ConfigKey("document_seconds", .number(APILimits.documentSecondsRange), .number(apiLimits.maxDocumentSeconds),
                   "An upload the reader has not read whole within this many seconds is refused (422), freeing its upload place."),
+    ])
+
+    static let pdfHelper = ConfigSection("pdf_helper", "Who the PDF helper (poppler, in its cage) runs as, and where it may not run.", [
+        ConfigKey("uid", .integer(1...4_294_967_294), .integer(Int(screen.pdfHelper.uid)),
+                  "The user the helper becomes when the kiosk runs as root (the appliance): one that owns none of the kiosk's "
+                  + "files (65534: nobody). Fonts are world-readable, and the PDF comes to it as an open file."),
+        ConfigKey("gid", .integer(1...4_294_967_294), .integer(Int(screen.pdfHelper.gid)),
+                  "… and its group (65534: nogroup), with no supplementary groups."),
+        ConfigKey("without_landlock", .choice(PDFHelperSettings.WithoutLandlock.allCases.map(\.rawValue)),
+                  .string(screen.pdfHelper.withoutLandlock.rawValue),
+                  "A kernel without Landlock (many vendor kernels for i.MX 8 and RK35xx are 5.10) and a kiosk not started as "
+                  + "root: the helper would run as the kiosk's own user, able to read what the kiosk can. \"refuse\": it does "
+                  + "not run, worksheets and documents are not opened, and the log and the screen say why; \"allow\": it runs "
+                  + "with seccomp and its limits only. Its first log line says which (\"pdf helper N started: …\" or \"refused\")."),
     ])
 
     static let lockdown = ConfigSection("lockdown", "Whether keys may leave the kiosk, and the technicians' way out.", [

@@ -206,6 +206,12 @@ extension KioskConfig {
                 if let v = r.numberList("widths", in: t, of: S.classroom) { s.look.widths = v }
             }
         }
+        if let t = r.table("pdf_helper", in: root, at: "") {
+            r.only(S.pdfHelper, in: t)
+            if let v = r.integer("uid", in: t, of: S.pdfHelper) { s.pdfHelper.uid = UInt32(v) }
+            if let v = r.integer("gid", in: t, of: S.pdfHelper) { s.pdfHelper.gid = UInt32(v) }
+            if let v: PDFHelperSettings.WithoutLandlock = r.choice("without_landlock", in: t, of: S.pdfHelper) { s.pdfHelper.withoutLandlock = v }
+        }
         if let t = r.table("limits", in: root, at: "") {
             r.only(S.limits, in: t)
             if let v = r.integer("worksheet_cache_mb", in: t, of: S.limits) { s.worksheets.cacheMB = v }
@@ -213,6 +219,7 @@ extension KioskConfig {
             if let v = r.number("worksheet_stuck_seconds", in: t, of: S.limits) { s.pdfHelper.stuckSeconds = v }
             if let v = r.integer("worksheet_helper_mb", in: t, of: S.limits) { s.pdfHelper.memoryMB = v }
             if let v = r.integer("worksheet_helper_cpu_seconds", in: t, of: S.limits) { s.pdfHelper.cpuSeconds = v }
+            if let v = r.integer("worksheet_save_mb", in: t, of: S.limits) { s.pdfHelper.fileMB = v }
             if let v = r.integer("worksheet_mb", in: t, of: S.limits) { s.worksheets.maxMB = v }
             if let v = r.integer("worksheet_pages", in: t, of: S.limits) { s.worksheets.maxPages = v }
             if let v = r.integer("worksheets_listed", in: t, of: S.limits) { s.worksheets.listed = v }

@@ -95,13 +95,21 @@ public struct WorksheetSettings: Sendable, Equatable {
 }
 
 /// The PDF helper that reads worksheets and a host's documents (`[limits] worksheet_helper_*`,
-/// `worksheet_stuck_seconds`).
+/// `worksheet_stuck_seconds`, `worksheet_save_mb`; `[pdf_helper]`).
 public struct PDFHelperSettings: Sendable, Equatable {
     /// Seconds poppler may spend on one page before the screen says the worksheet is stuck.
     public var stuckSeconds = 20.0
     /// The helper's address space (MiB) and CPU time (seconds, over its life; a new one starts after).
     public var memoryMB = 512
     public var cpuSeconds = 600
+    /// The largest file it writes, MiB (`[limits] worksheet_save_mb`).
+    public var fileMB = 256
+    /// The user and group it becomes when the kiosk runs as root (`[pdf_helper] uid`, `gid`).
+    public var uid: UInt32 = 65534
+    public var gid: UInt32 = 65534
+    /// Whether it runs as the kiosk's own user on a kernel without Landlock (`[pdf_helper] without_landlock`).
+    public var withoutLandlock = WithoutLandlock.refuse
+    public enum WithoutLandlock: String, CaseIterable, Sendable { case refuse, allow }
     /// Not in the config: the binary the helper is (the kiosk's own; tests name the built one),
     /// and whether it must have seccomp (false only under user-mode emulation, which refuses filters).
     public var executable = "/proc/self/exe"

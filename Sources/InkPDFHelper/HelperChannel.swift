@@ -43,6 +43,14 @@ final class HelperChannel {
         }
     }
 
+    /// The next message, waiting until `deadline`; any descriptors that came with it closed (the
+    /// kiosk's side: a helper has none to give, and one taken over must not fill the kiosk's table).
+    func receiveMessage(deadline: Double? = nil) throws -> [UInt8] {
+        let message = try receive(deadline: deadline)
+        for fd in message.fds { Glibc.close(fd) }
+        return message.bytes
+    }
+
     /// The next message and its descriptors (the caller owns them), waiting until `deadline`
     /// (monotonic seconds; nil: for ever).
     func receive(deadline: Double? = nil) throws -> (bytes: [UInt8], fds: [Int32]) {

@@ -58,6 +58,8 @@ public struct ExportSheet: Codable, Equatable, Sendable {
 /// Why the helper could not do what was asked (the PDF's fault, or a bad request).
 public enum PDFProblem: String, Codable, Sendable {
     case damaged, passwordProtected, empty, tooManyPages, noSuchPage, noPoppler, badRequest, cannotWrite
+    /// The helper would not run: no Landlock, and it would have the kiosk's own file access.
+    case uncaged
 }
 
 /// The helper's answer. The kiosk trusts none of it: `checked` bounds every field.

@@ -22,6 +22,10 @@ public enum HelperServer {
         var hello = HelperReply()
         do {
             hello.detail = try cage.enter()
+        } catch let refusal as Cage.Refusal {
+            hello = .failed(.uncaged, "\(refusal)")
+            _ = try? channel.send(HelperWire.encode(hello))
+            exit(0)
         } catch {
             hello = .failed(.noPoppler, "the PDF helper cannot enter its cage: \(error)")
             _ = try? channel.send(HelperWire.encode(hello))
@@ -30,6 +34,7 @@ public enum HelperServer {
         if case .failure(let why) = poppler { hello = .failed(.noPoppler, why.text) }
         guard (try? channel.send(HelperWire.encode(hello))) != nil, case .success(let p) = poppler else { exit(0) }
         var server = Documents(poppler: p)
+        server.fileMB = cage.fileMB
         while true {
             let message: (bytes: [UInt8], fds: [Int32])
             do { message = try channel.receive() } catch { exit(0) }   // the kiosk is gone
@@ -40,6 +45,7 @@ public enum HelperServer {
             } catch {
                 reply = .failed(.badRequest, "\(error)")
             }
+            // Every descriptor a request brought is closed, whatever became of it (poppler has its own copy).
             for fd in message.fds { close(fd) }
             guard (try? channel.send(HelperWire.encode(reply))) != nil else { exit(0) }
         }
@@ -50,6 +56,8 @@ public enum HelperServer {
         let poppler: Poppler
         var open: [Int: OpaquePointer] = [:]
         var next = 1
+        /// The largest file it may write (RLIMIT_FSIZE), for what a write past it says.
+        var fileMB = 256
 
         init(poppler: Poppler) { self.poppler = poppler }
 
@@ -232,6 +240,8 @@ public enum HelperServer {
                 } else {
                     try Exporter.pdf(sheets: Array(zip(exporters, pages)), toDescriptor: fds[1])
                 }
+            } catch let e as SystemCallError where e.errno == EFBIG {
+                return .failed(.cannotWrite, "the file would be larger than \(fileMB) MiB ([limits] worksheet_save_mb): \(e)")
             } catch {
                 return .failed(.cannotWrite, "\(error)")
             }

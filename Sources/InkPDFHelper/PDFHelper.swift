@@ -20,12 +20,20 @@ public final class PDFHelper: @unchecked Sendable {
         /// false only where seccomp cannot be had and the rest of the cage must do (user-mode
         /// emulation, which refuses filters: the arm64 unit tests under qemu-aarch64).
         public var requireSeccomp = true
+        /// The largest file it writes (MiB), the user it becomes when started as root, and whether it
+        /// runs without Landlock as the kiosk's user (`Cage`).
+        public var fileMB = 256
+        public var user = HelperUser.nobody
+        public var withoutLandlock = WithoutLandlock.refuse
+        /// Tests only: the helper acts as if the kernel had no Landlock.
+        public var pretendNoLandlock = false
         public init(executable: String = "/proc/self/exe", memoryMB: Int = 512, cpuSeconds: Int = 600) {
             self.executable = executable; self.memoryMB = memoryMB; self.cpuSeconds = cpuSeconds
         }
         var arguments: [String] {
-            ["inkkiosk", "pdf-helper", "--memory-mb", "\(memoryMB)", "--cpu-seconds", "\(cpuSeconds)"]
-                + (requireSeccomp ? [] : ["--seccomp-if-available"])
+            ["inkkiosk", "pdf-helper", "--memory-mb", "\(memoryMB)", "--cpu-seconds", "\(cpuSeconds)", "--file-mb", "\(fileMB)",
+             "--uid", "\(user.uid)", "--gid", "\(user.gid)", "--without-landlock", withoutLandlock.rawValue]
+                + (requireSeccomp ? [] : ["--seccomp-if-available"]) + (pretendNoLandlock ? ["--test-without-landlock"] : [])
         }
     }
 
@@ -137,15 +145,14 @@ public final class PDFHelper: @unchecked Sendable {
                 var close = HelperRequest(.close)
                 close.document = document
                 try channel.send(HelperWire.encode(close))
-                _ = try channel.receive(deadline: monotonicNow() + stuckSeconds)
+                _ = try channel.receiveMessage(deadline: monotonicNow() + stuckSeconds)
             }
             unused.removeAll()
             try channel.send(HelperWire.encode(request), fds: fds)
             waitingLock.withLock { _waitingFor = request.op }
             defer { waitingLock.withLock { _waitingFor = nil } }
-            let answer = try channel.receive(deadline: monotonicNow() + stuckSeconds * patience)
-            for fd in answer.fds { close(fd) }   // the helper has no business passing any
-            guard let reply = try HelperWire.decode(HelperReply.self, answer.bytes).checked(maxPages: request.maxPages ?? 1000) else {
+            let answer = try channel.receiveMessage(deadline: monotonicNow() + stuckSeconds * patience)
+            guard let reply = try HelperWire.decode(HelperReply.self, answer).checked(maxPages: request.maxPages ?? 1000) else {
                 throw HelperChannel.Failure.protocolError("an answer out of bounds")
             }
             if let problem = reply.problem { throw Failure.refused(problem, reply.detail ?? problem.rawValue) }
@@ -201,8 +208,13 @@ public final class PDFHelper: @unchecked Sendable {
 
     // MARK: the process
 
+    /// Why helpers are not started any more (no Landlock, and the config does not let them run as
+    /// the kiosk's user: a kernel does not gain Landlock while it runs), said to every request.
+    private var refusal: String?
+
     /// The helper running now, started if none is.
     private func running() throws -> (pid_t, HelperChannel) {
+        if let refusal { throw Failure.unavailable(refusal) }
         if let p = process {
             // Ended between requests (killed from outside, out of CPU time): not the next file's fault.
             var status: Int32 = 0
@@ -237,10 +249,13 @@ public final class PDFHelper: @unchecked Sendable {
         unused.removeAll()
         // Its first message: how it is caged, or why it cannot be.
         do {
-            let hello = try HelperWire.decode(HelperReply.self, mine.receive(deadline: monotonicNow() + max(stuckSeconds, 5)).bytes)
+            let hello = try HelperWire.decode(HelperReply.self, mine.receiveMessage(deadline: monotonicNow() + max(stuckSeconds, 5)))
             if let problem = hello.problem {
                 stop(signal: SIGKILL)
-                throw Failure.unavailable("\(hello.detail ?? problem.rawValue)")
+                let why = HelperReply.failed(problem, hello.detail ?? problem.rawValue).checked(maxPages: 0)?.detail ?? problem.rawValue
+                log.warning("pdf helper \(pid) \(problem == .uncaged ? "refused" : "did not start"): \(why)")
+                if problem == .uncaged { refusal = why }
+                throw Failure.unavailable(why)
             }
             log.info("pdf helper \(pid) started: \(hello.detail ?? "caged")")
         } catch let f as Failure {

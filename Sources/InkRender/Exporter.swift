@@ -144,7 +144,9 @@ public struct Exporter {
     /// The SVG `svg(_:to:)` writes, written to `fd` (a file another process opened).
     public func svg(_ strokes: [Stroke], toDescriptor fd: Int32) throws {
         let sink = CairoDescriptorSink(fd: fd)
-        try withExtendedLifetime(sink) { try svg(strokes, into: CairoDescriptorSink.write, Unmanaged.passUnretained(sink).toOpaque()) }
+        try withExtendedLifetime(sink) {
+            do { try svg(strokes, into: CairoDescriptorSink.write, Unmanaged.passUnretained(sink).toOpaque()) } catch { try sink.check(); throw error }
+        }
         try sink.check()
     }
 
@@ -157,7 +159,8 @@ public struct Exporter {
                                                                     first.width, first.height) else {
                 throw RenderError("cannot create a PDF surface")
             }
-            try finish(surface, sheets, "the PDF")
+            // A failed write says why (its errno: EFBIG past the PDF helper's file size limit), not only cairo's status.
+            do { try finish(surface, sheets, "the PDF") } catch { try sink.check(); throw error }
         }
         try sink.check()
     }

@@ -29,11 +29,11 @@ public enum AnnotatedFile {
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw SystemCallError("open", path: path) }
         defer { close(fd) }
-        // The ink in shared memory, its length first (the memfd is a whole number of pages).
+        // The ink in a sealed memfd (the helper can only read it), its length first (the memfd is a whole number of pages).
         let ink = try StrokeTransfer.encode(sheets.map(\.strokes))
         var length = [UInt8]()
         withUnsafeBytes(of: UInt64(ink.count).littleEndian) { length.append(contentsOf: $0) }
-        let shared = try SharedMemory(holding: length + ink, name: "inkkiosk-ink")
+        let shared = try SealedBytes(length + ink, name: "inkkiosk-ink")
         var request = HelperRequest(.write)
         request.format = format.rawValue
         request.sheets = sheets.map { sheet in

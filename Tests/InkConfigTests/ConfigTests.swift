@@ -119,6 +119,33 @@ import Logging
         }
     }
 
+    /// Who the PDF helper runs as and how large a file it may write: the kiosk's defaults, then a file's.
+    @Test func thePDFHelpersUserLandlockPolicyAndFileSize() throws {
+        let defaults = try KioskConfig.parse("", file: "empty.toml").screen.pdfHelper
+        #expect(defaults.uid == 65534 && defaults.gid == 65534 && defaults.withoutLandlock == .refuse && defaults.fileMB == 256)
+        let c = try KioskConfig.parse("""
+            [pdf_helper]
+            uid = 999
+            gid = 998
+            without_landlock = "allow"
+            [limits]
+            worksheet_save_mb = 64
+            """, file: "t.toml").screen.pdfHelper
+        #expect(c.uid == 999 && c.gid == 998 && c.withoutLandlock == .allow && c.fileMB == 64)
+        do {
+            _ = try KioskConfig.parse("""
+                [pdf_helper]
+                uid = 0
+                without_landlock = "sometimes"
+                """, file: "bad.toml")
+            Issue.record("root and an unknown choice accepted")
+        } catch let e as ConfigError {
+            let text = "\(e)"
+            #expect(text.contains("bad.toml:2") && text.contains("pdf_helper.uid"), "\(text)")
+            #expect(text.contains("bad.toml:3") && text.contains("pdf_helper.without_landlock") && text.contains("\"refuse\", \"allow\""), "\(text)")
+        }
+    }
+
     @Test func badModeAndUIValuesAreReportedWithTheirLines() throws {
         do {
             _ = try KioskConfig.parse("""
@@ -253,7 +280,7 @@ import Logging
                 "kiosk.toml:13: device[0].match: is required: part of the device's name, as `inkkiosk devices` shows it",
                 "kiosk.toml:17: buttons.stylus: \"double-tap\" is not one of \"switch-previous\", \"switch-eraser\", \"show-palette\", \"toggle-debug\", \"ignore\"",
                 "kiosk.toml:18: buttons.click_max_ms: must be between 50 and 2000 (got 5)",
-                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits, log)",
+                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits, pdf_helper, log)",
             ]
             #expect(lines == expected)
         }

@@ -97,8 +97,9 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
     if im:
         check(red_banner(im), "…and the screen says the page took too long", p)
     cages = re.findall(r"pdf helper \d+ started: (.*)", text)
-    check(len(cages) >= 3 and all(c.startswith("seccomp on, Landlock ABI") for c in cages),
-          f"every helper ran caged ({len(cages)} started: {cages[0] if cages else '?'})", log)
+    check(len(cages) >= 3 and all(c.startswith("seccomp on, Landlock ABI") and "running as uid 65534 gid 65534 (started as root)" in c
+                                  for c in cages),
+          f"every helper ran caged, as nobody, not as the kiosk's root ({len(cages)} started: {cages[0] if cages else '?'})", log)
     cage_path = os.path.join(work, "sheet-cage.json")
     cage = json.load(open(cage_path)) if os.path.exists(cage_path) else {}
     killed = [n for n in ("socket", "exec", "signal-parent") if cage.get(n, {}).get("status") == -31]
@@ -107,6 +108,28 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
     check(len(killed) == 3 and len(refused) == 4,
           f"on this kernel the helper's cage kills it for a socket, an exec, a signal to its parent ({killed}) and "
           f"refuses reading outside the fonts, writing a file, executable memory and 4 GiB ({refused})", cage_path)
+    # Neither a signal to the kiosk through its socket nor a disk or a buffer it can make the kiosk fail on.
+    def refused_with(name, *words):
+        probe = cage.get(name, {})
+        return probe.get("status") == 0 and f"{name}: refused" in probe.get("output", "") and all(w in probe["output"] for w in words)
+    quiet = [n for n, words in (("fcntl-setsig", ()), ("fcntl-setown", ("F_SETOWN: Operation not permitted", "F_SETOWN_EX")),
+                                ("fcntl-async", ("(F_SETFL without O_ASYNC: allowed)",)),
+                                ("ioctl-async", ("FIOASYNC: Operation not permitted", "FIOSETOWN: Operation not permitted")),
+                                ("file-size", ("File too large", "no SIGXFSZ")),
+                                ("grow-buffer", ("(sealed: grow, shrink, seal)",)), ("shrink-buffer", ("(sealed: grow, shrink, seal)",)))
+             if refused_with(n, *words)]
+    check(len(quiet) == 7,
+          f"…and refuses F_SETSIG, F_SETOWN(_EX), O_ASYNC (F_SETFL without it allowed), FIOASYNC and FIOSETOWN on its socket, "
+          f"a file past 256 MiB (EFBIG, not killed) and resizing the kiosk's sealed page buffer ({quiet})", cage_path)
+    nobody = "running as uid 65534 gid 65534"
+    users = [n for n in ("user", "no-landlock") if refused_with(n, nobody) and "started as uid 0 gid 0" in cage[n]["output"]]
+    alone = cage.get("no-landlock-not-root", {})
+    check(len(users) == 2 and "caged: seccomp on, no Landlock (a test acts as if the kernel had none), running as uid 65534 gid 65534 "
+          "(started as root)" in cage.get("no-landlock", {}).get("output", "")
+          and alone.get("status") == 0 and "no-landlock: refused to run: no Landlock" in alone.get("output", "")
+          and "would run as the kiosk's own user (uid 65534)" in alone.get("output", ""),
+          f"started by root the helper runs as nobody ({users}); without Landlock one started by another user refuses to run "
+          f"({alone.get('output', '?')[:60]}…)", cage_path)
     if fit is None:
         check(False, "the worksheet was opened and its page area logged", fit_path)
         return

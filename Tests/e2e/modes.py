@@ -266,6 +266,13 @@ def pull_stick():
         time.sleep(0.05)
 
 
+# What the PDF helper's cage must stop, each tried by `inkkiosk pdf-helper --try` on the guest's kernel
+# (check_worksheets.py judges them): the first three kill it (SIGSYS), the others are refused.
+CAGE_PROBES = ["socket", "exec", "signal-parent", "read-outside", "write-file", "map-executable", "allocate",
+               "fcntl-setsig", "fcntl-setown", "fcntl-async", "ioctl-async", "file-size", "grow-buffer", "shrink-buffer",
+               "user", "no-landlock"]
+
+
 def helper_of(kiosk, other_than=None, timeout=60):
     """The pid of the kiosk's PDF helper (its child `inkkiosk pdf-helper`), once one runs."""
     deadline = time.monotonic() + timeout
@@ -410,9 +417,13 @@ def worksheet_session(binary, pen, touch):
         f"{stuck_seconds:.1f} s), now {after}")
     # What the helper's cage refuses, tried on this kernel by the same binary.
     probes = {}
-    for probe in ["read-outside", "write-file", "socket", "exec", "signal-parent", "map-executable", "allocate"]:
+    for probe in CAGE_PROBES:
         r = subprocess.run([binary, "pdf-helper", "--try", probe], capture_output=True, text=True, timeout=60)
         probes[probe] = {"status": r.returncode, "output": (r.stdout + r.stderr).strip()}
+    # A kiosk not run as root (the systemd unit's user) on a kernel without Landlock: its helper refuses to run.
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, "pdf-helper", "--try", "no-landlock"],
+                       capture_output=True, text=True, timeout=60)
+    probes["no-landlock-not-root"] = {"status": r.returncode, "output": (r.stdout + r.stderr).strip()}
     with open(os.path.join(WORK, "sheet-cage.json"), "w") as f:
         json.dump(probes, f)
     touch.tap(*classroom_buttons("5 / 18")["Worksheets"])

@@ -80,6 +80,10 @@ ACCEPTED_RE = re.compile(r"inkkiosk: signature (\S+): (\d+) files in (\S+)")
 PANIC_RE = re.compile(r"Kernel panic")
 DRM_RE = re.compile(r"@@IK-DRM driver=(\S*)@@")
 CAGE_RE = re.compile(r"@@IK-CAGE (\S+) (\d+) (.*?)@@")
+# The test hook's probes of the PDF helper's cage, in its order (the first seven: the cage's first proof).
+CAGE_PROBES = ["read-outside", "write-file", "socket", "exec", "signal-parent", "map-executable", "allocate",
+               "fcntl-setsig", "fcntl-setown", "fcntl-async", "ioctl-async", "file-size", "grow-buffer", "shrink-buffer",
+               "user", "no-landlock"]
 CURSOR_RE = re.compile(r"@@IK-CURSOR (?:none|error|fb=0|fb=(\d+) x=(-?\d+) y=(-?\d+) w=(\d+) h=(\d+) maxa=(\d+) n=(\d+) hex=([0-9a-f]*))@@")
 
 # The test hook (/ik-test/hook, run by /init's ik.appliance.test=1 loop once PID 1 is the kiosk):
@@ -94,7 +98,8 @@ for d in /sys/class/drm/card0/device/driver /sys/class/drm/card0/device/virtio*/
 done
 echo "@@IK-DRM driver=$drv@@"
 # The PDF helper's cage on this kernel: each probe tries one forbidden thing (159: killed by SIGSYS).
-for p in read-outside write-file socket exec signal-parent map-executable allocate; do
+for p in read-outside write-file socket exec signal-parent map-executable allocate \
+         fcntl-setsig fcntl-setown fcntl-async ioctl-async file-size grow-buffer shrink-buffer user no-landlock; do
     out=$(/usr/bin/inkkiosk pdf-helper --try $p 2>&1)
     st=$?
     echo "@@IK-CAGE $p $st $(echo "$out" | $bb tr '\n' ' ')@@"
@@ -523,18 +528,26 @@ class Run:
                        f"boot 1: the kiosk drives {dri.group(1)} {dri.group(2)}x{dri.group(3)} ({dri.group(4)} dpi); "
                        f"its DRM driver: {drv.group(1)}")
             cage, deadline = {}, time.monotonic() + 180
-            while len(cage) < 7 and time.monotonic() < deadline:
+            while len(cage) < len(CAGE_PROBES) and time.monotonic() < deadline:
                 vm.pump(0.5)
                 cage = {m.group(1): (int(m.group(2)), m.group(3)) for _, _, text in vm.lines for m in [CAGE_RE.search(text)] if m}
             self.figures["cage"] = {k: {"status": v[0], "output": v[1]} for k, v in cage.items()}
             killed = [p for p in ("socket", "exec", "signal-parent") if cage.get(p, (0, ""))[0] == 128 + 31]
             refused = [p for p in ("read-outside", "write-file", "map-executable", "allocate")
                        if cage.get(p, (1, ""))[0] == 0 and "refused" in cage[p][1]]
-            caged = all("caged: seccomp on, Landlock ABI" in v[1] for v in cage.values())
+            caged = all("caged: seccomp on, Landlock ABI" in v[1] for k, v in cage.items() if k != "no-landlock")
             self.check(len(killed) == 3 and len(refused) == 4 and caged,
                        f"boot 1: on the arm64 kernel the PDF helper's cage (seccomp, Landlock) kills a socket, an exec and a "
                        f"signal to its parent ({killed}) and refuses reading outside the fonts, writing a file, executable "
                        f"memory and 4 GiB ({refused})", "figures.json")
+            # Nothing that signals or starves the kiosk (PID 1, root): SIGIO on its socket, a file past its limit, a
+            # resized page buffer; and it runs as nobody, not as root.
+            quiet = [p for p in CAGE_PROBES[7:] if cage.get(p, (1, ""))[0] == 0 and f"{p}: refused" in cage[p][1]]
+            nobody = all("running as uid 65534 gid 65534 (started as root)" in v[1] for v in cage.values())
+            self.check(len(quiet) == len(CAGE_PROBES) - 7 and nobody and "(F_SETFL without O_ASYNC: allowed)" in cage["fcntl-async"][1]
+                       and "(sealed: grow, shrink, seal)" in cage["shrink-buffer"][1] and "File too large" in cage["file-size"][1],
+                       f"boot 1: …and refuses F_SETSIG, F_SETOWN, O_ASYNC, FIOASYNC, a file past 256 MiB and resizing the "
+                       f"sealed page buffer, running as nobody with or without Landlock ({quiet})", "figures.json")
             # One second later the screen is still all white: no console text, no cursor.
             t = time.monotonic() + 1.0
             while time.monotonic() < t:

@@ -52,6 +52,9 @@ extension ScreenSettings {
     private func makePDFHelper() -> PDFHelper {
         var launch = PDFHelper.Launch(executable: pdfHelper.executable, memoryMB: pdfHelper.memoryMB, cpuSeconds: pdfHelper.cpuSeconds)
         launch.requireSeccomp = pdfHelper.requiresSeccomp
+        launch.fileMB = pdfHelper.fileMB
+        launch.user = HelperUser(uid: pdfHelper.uid, gid: pdfHelper.gid)
+        launch.withoutLandlock = WithoutLandlock(rawValue: pdfHelper.withoutLandlock.rawValue) ?? .refuse
         return PDFHelper(launch: launch, stuckSeconds: pdfHelper.stuckSeconds)
     }
 }
