@@ -152,7 +152,8 @@ public enum ConfigSchema {
                   + "before they are cut off."),
         ConfigKey("damaged_keep", .integer(0...1000), .integer(DamagedJournals.standard.limits.keep),
                   "Journals that could not be read at all are kept aside as JOURNAL.damaged.<UTC time>: this many "
-                  + "(the oldest removed first; 0 = no limit)."),
+                  + "(the oldest removed first; 0 = no limit). Not in signature mode: a signature's journal is overwritten "
+                  + "with zeros and started anew (it may hold a customer's samples)."),
         ConfigKey("damaged_days", .number(0...3650), .number(DamagedJournals.standard.limits.maxAgeDays),
                   "… and none older than this many days (0 = no limit)."),
     ])
