@@ -20,8 +20,9 @@ public struct SignedOnScreen: Sendable {
 /// A digital signature over a signed document's update (PAdES): the update carries its
 /// placeholder, then the written file gets its value.
 public protocol DocumentSealer: Sendable {
-    /// The field's /V: a signature dictionary with room for the value, signed at `signingTime`.
-    func placeholder(signingTime: Date) -> InkSigning.SignatureValue
+    /// The field's /V: a signature dictionary with room for the value, signed at `signingTime`,
+    /// with `lock` (what it forbids later revisions to change).
+    func placeholder(signingTime: Date, lock: DocumentLock) -> InkSigning.SignatureValue
     /// The value written into the placeholder of `pdf`.
     func complete(_ pdf: inout UpdatedPDF) throws
 }
@@ -46,6 +47,11 @@ struct DocumentSignature {
             throw StorageError(description: "\(document.path) changed since it was posted (SHA-256 \(digest.prefix(12))…, "
                                + "not \(document.sha256.prefix(12))…): not signed")
         }
+        // The config sees to it (document_lock needs sign_with); a record must not name a lock never written.
+        guard document.lock == .none || signer != nil else {
+            throw StorageError(description: "cannot sign \(document.path): document_lock = \"\(document.lock.rawValue)\" needs "
+                               + "the device's digital signature, and there is none")
+        }
         let pdf: PDFDocument
         do { pdf = try PDFDocument(bytes: original) } catch {
             throw StorageError(description: "\(document.path): \(error)")
@@ -59,7 +65,7 @@ struct DocumentSignature {
         var signed: UpdatedPDF
         do {
             signed = try InkSigning.sign(pdf, with: ink, at: document.target, attachments: attachments,
-                                         signatureValue: signer?.placeholder(signingTime: signedAt))
+                                         signatureValue: signer?.placeholder(signingTime: signedAt, lock: document.lock))
             try signer?.complete(&signed)
         } catch {
             throw StorageError(description: "cannot sign \(document.path) at '\(document.fieldName)': \(error)")
