@@ -29,8 +29,8 @@ public protocol DocumentSealer: Sendable {
 
 /// The document a capture signed: its original bytes (checked against the hash the request
 /// was made with: the file must not have changed since the host posted it), then an update
-/// with the ink in the field, the sealed pen samples as an embedded file, and, with a
-/// `signer`, a digital signature over all of it.
+/// with the ink in the field, the sealed pen samples as an embedded file (when the document has
+/// no signature yet), and, with a `signer`, a digital signature over all of it.
 struct DocumentSignature {
     var signed: SignedOnScreen
     var document: DocumentToSign { signed.document }
@@ -57,7 +57,15 @@ struct DocumentSignature {
             throw StorageError(description: "\(document.path): \(error)")
         }
         let ink = try VectorInk(strokes: strokes, shownIn: signed.shownIn, fieldSize: (document.rect.width, document.rect.height))
-        let attachments = evidence.map {
+        // The sealed InkML travels in the PDF with its first signature only: after one, embedding a
+        // file (the catalog's /Names, the widget's /AF) is a change validators do not allow an
+        // earlier signature (pyHanko: beyond form filling; a certification's /P 2 does not allow
+        // it either). The capture's own NAME.inkml.hpke has it all the same.
+        let signedAlready: Bool
+        do { signedAlready = try pdf.signable().signatureFields.contains(where: \.isSigned) } catch {
+            throw StorageError(description: "\(document.path): \(error)")
+        }
+        let attachments = signedAlready ? [] : evidence.map {
             [EmbeddedFile(name: $0.name, bytes: [UInt8]($0.bytes), mimeType: "application/octet-stream",
                           description: "The signature's pen samples (InkML), encrypted to the host's key: inkkiosk decrypt",
                           modified: signedAt)]
@@ -71,7 +79,7 @@ struct DocumentSignature {
             throw StorageError(description: "cannot sign \(document.path) at '\(document.fieldName)': \(error)")
         }
         let record = SignatureCapture.Metadata.SignedDocument(place: document.place, digitallySigned: signer != nil,
-                                                              embedded: evidence?.name, pagesShown: self.signed.pagesShown)
+                                                              embedded: attachments.first?.name, pagesShown: self.signed.pagesShown)
         return (signed.bytes, record)
     }
 

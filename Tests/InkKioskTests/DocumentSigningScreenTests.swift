@@ -180,6 +180,38 @@ import InkWorksheetTestSupport
         #expect(desk.heldPDF(id: request.id) == nil)
     }
 
+    /// The sealed InkML goes into the PDF with its first signature only: a second signature that
+    /// embedded one too would change the catalog's /Names and the widget's /AF, which validators
+    /// judging the first signature do not allow. The second signer's record says nothing is embedded.
+    @Test func aSecondSignatureEmbedsNoFile() throws {
+        let signer = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
+        let strokes = try replay("pressure").pipeline.document.strokes
+        let shownIn = Rect(x: 0, y: 0, width: Double(screenSize.width), height: Double(screenSize.height))
+        let evidence = (name: "sig.inkml.hpke", bytes: Data("sealed pen samples".utf8))
+        func sign(_ document: DocumentToSign) throws -> (bytes: [UInt8], record: SignatureCapture.Metadata.SignedDocument) {
+            try DocumentSignature(signed: SignedOnScreen(document: document, shownIn: shownIn, pagesShown: [1, 2]), strokes: strokes,
+                                  signedAt: Date(timeIntervalSince1970: 1_790_000_000), evidence: evidence, signer: signer).make()
+        }
+        let first = try sign(try contract())
+        #expect(first.record.embedded == "sig.inkml.hpke")
+        let once = try PDFDocument(bytes: first.bytes)
+        #expect(try once.dictionary(try once.catalog()["Names"])?["EmbeddedFiles"] != nil, "the first signature carries the InkML")
+
+        // The signed PDF, posted again for a second signer at a new place on page 1.
+        let path = "\(dir)/signed-once.pdf"
+        try Data(first.bytes).write(to: URL(fileURLWithPath: path))
+        let target = SignatureTarget.newField(name: "witness", pageIndex: 0, rect: PDFRect(72, 72, 272, 132))
+        let place = try once.signable().place(of: target)
+        let second = try sign(DocumentToSign(id: "doc2", path: path, sha256: SignatureCapture.sha256(Data(first.bytes)), pageCount: 2,
+                                             target: target, pageIndex: place.pageIndex, rect: place.rect, pageBox: place.pageBox,
+                                             review: .none, lock: .fields))
+        #expect(second.record.embedded == nil && second.record.digitallySigned)
+        let twice = try PDFDocument(bytes: second.bytes)
+        #expect(try twice.catalog()["Names"] == (try once.catalog()["Names"]), "the catalog's /Names as the first signature left it")
+        let witness = try #require(try twice.signable().signatureFields.first { $0.name == "witness" }?.reference)
+        #expect(try twice.dictionary(.reference(witness))?["AF"] == nil)
+    }
+
     @Test func aDocumentThatCannotBeReadEndsTheRequestWithWhy() throws {
         var document = try contract()
         try Data("%PDF-1.4\nnot really\n".utf8).write(to: URL(fileURLWithPath: document.path))
