@@ -12,9 +12,15 @@ public struct DocumentToSign: Sendable, Equatable {
         /// Every page must have been shown before Sign is offered.
         case allPages = "all-pages"
 
-        /// Less to read before less: none, first-page, all-pages.
-        public static func < (a: Review, b: Review) -> Bool {
-            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        /// Less to read before more: none, first-page, all-pages.
+        public static func < (a: Review, b: Review) -> Bool { a.pages < b.pages }
+
+        private var pages: Int {
+            switch self {
+            case .none: 0
+            case .firstPage: 1
+            case .allPages: 2
+            }
         }
 
         /// What the host asked for, raised to the kiosk's own minimum (`[signature] min_review`):
