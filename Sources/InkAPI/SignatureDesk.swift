@@ -45,6 +45,7 @@ public final class SignatureDesk: Sendable {
             if let current = l.waiting { return .failure(.busy(current: current.status.id)) }
             var id = CaptureID.make(at: now)
             while l.status(id) != nil { id = CaptureID.make(at: now) }
+            l.held = nil   // the host has moved on: the last signed PDF held in memory goes
             let status = CaptureStatus(id: id, state: .waiting, prompt: prompt, timeout: limit, created: Timestamp.string(now),
                                        document: document?.place)
             l.waiting = Pending(status: status)
@@ -83,8 +84,14 @@ public final class SignatureDesk: Sendable {
         }
         ledger.withLock { l in
             if let i = l.history.lastIndex(where: { $0.id == id }) { l.history[i] = done }
+            if l.held?.id == id { l.held = nil }
         }
         return done
+    }
+
+    /// The signed PDF of accepted capture `id` held in memory (`finish`'s `heldPDF`), if it still is.
+    public func heldPDF(id: String) -> [UInt8]? {
+        ledger.withLock { l in l.held?.id == id ? l.held?.bytes : nil }
     }
 
     /// The document the waiting capture signs: it must stay stored until the capture ends.
@@ -163,7 +170,10 @@ public final class SignatureDesk: Sendable {
 
     /// Ends the waiting capture `id`. Ignored when `id` is not the waiting capture (already final,
     /// or never started) or `state` is `.waiting`. A nil reason gets the usual one for the state.
-    public func finish(id: String, state: CaptureState, reason: String?, files: CaptureFiles?) {
+    /// `heldPDF`: an accepted capture's signed PDF that is not in the outbox (`[signature]
+    /// keep_signed_pdf = false`), served from here until the host acknowledges the capture or
+    /// asks for the next signature (one at most: a document's size in memory).
+    public func finish(id: String, state: CaptureState, reason: String?, files: CaptureFiles?, heldPDF: [UInt8]? = nil) {
         guard state.isFinal else { return }
         let now = Date()
         let ended: (CaptureStatus, [Waiter], Task<Void, Never>?)? = ledger.withLock { l in
@@ -173,6 +183,7 @@ public final class SignatureDesk: Sendable {
             status.finished = Timestamp.string(now)
             status.reason = reason ?? pending.usualReason(for: state)
             status.files = files
+            if state == .accepted, let heldPDF { l.held = (id, heldPDF) }
             l.waiting = nil
             l.history.append(status)
             if l.history.count > l.historyLimit { l.history.removeFirst(l.history.count - l.historyLimit) }
@@ -267,6 +278,8 @@ private struct Ledger {
     var outbox: [DeskMessage] = []
     var waiters: [UInt64: Waiter] = [:]
     var nextToken: UInt64 = 0
+    /// The last accepted capture's signed PDF, when the outbox does not keep it.
+    var held: (id: String, bytes: [UInt8])?
 
     func status(_ id: String) -> CaptureStatus? {
         if let waiting, waiting.status.id == id { return waiting.status }

@@ -18,13 +18,17 @@ struct SignatureRoutes: Sendable {
     private let latest = LastAnswer<CaptureStatus>()
     /// The host's PDFs (`/documents`); nil: this server keeps none.
     let documents: DocumentStore?
+    /// What the kiosk requires of a document's signing, whatever the host asks.
+    let policy: DocumentPolicy
 
     /// Who may ask was judged before (`RequestAccess`: host, origin, token, content type).
-    init(desk: SignatureDesk, waits: WaitCount, longestWait: Double, documents: DocumentStore? = nil) {
+    init(desk: SignatureDesk, waits: WaitCount, longestWait: Double, documents: DocumentStore? = nil,
+         policy: DocumentPolicy = DocumentPolicy()) {
         self.desk = desk
         self.waits = waits
         self.longestWait = longestWait
         self.documents = documents
+        self.policy = policy
     }
 
     /// What the routes make of a request: an answer now (on the event loop: most requests cost
@@ -147,8 +151,16 @@ struct SignatureRoutes: Sendable {
             let why = status.acknowledged.map { "the host acknowledged it at \($0)" } ?? "the outbox's retention removed them"
             throw APIProblem(.gone, "signature \(id)'s files were removed: \(why)")
         }
+        if kind == "pdf" && files.pdf == nil {
+            // `[signature] keep_signed_pdf = false`: never on the kiosk's disk, served from memory while it is held.
+            guard let held = desk.heldPDF(id: id) else {
+                throw APIProblem(.gone, "signature \(id)'s signed PDF is not kept on the kiosk ([signature] keep_signed_pdf = false): "
+                                 + "it was held in memory only until the capture was acknowledged, the next signature was asked for, "
+                                 + "or the kiosk stopped")
+            }
+            return APIResponse(status: .ok, headers: [("Content-Type", "application/pdf"), ("Cache-Control", "no-store")], body: Data(held))
+        }
         let download = CaptureDownload(kind: kind, of: files)
-        if kind == "pdf" && download == nil { throw APIProblem(.notFound, "signature \(id)'s signed PDF was not written") }
         guard let download, let data = FileManager.default.contents(atPath: download.path) else {
             throw APIProblem(.gone, "\(download?.path ?? files.directory) is no longer in the outbox")
         }

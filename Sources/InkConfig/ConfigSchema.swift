@@ -1,5 +1,6 @@
 import InkAPI
 import InkCore
+import InkDocument
 import Logging
 import InkRender
 import InkStorage
@@ -153,7 +154,8 @@ public enum ConfigSchema {
                   + "before they are cut off."),
         ConfigKey("damaged_keep", .integer(0...1000), .integer(DamagedJournals.standard.limits.keep),
                   "Journals that could not be read at all are kept aside as JOURNAL.damaged.<UTC time>: this many "
-                  + "(the oldest removed first; 0 = no limit)."),
+                  + "(the oldest removed first; 0 = no limit). Not in signature mode: a signature's journal is overwritten "
+                  + "with zeros and started anew (it may hold a customer's samples)."),
         ConfigKey("damaged_days", .number(0...3650), .number(DamagedJournals.standard.limits.maxAgeDays),
                   "… and none older than this many days (0 = no limit)."),
     ])
@@ -273,6 +275,17 @@ public enum ConfigSchema {
         ConfigKey("sign_with", .path, .unset("none"),
                   "The device's private key (EC P-256 or RSA) and its X.509 certificate in one PEM file, for a PAdES "
                   + "signature on signed PDFs (read and checked at start). Make one: `inkkiosk keygen --signing FILE`."),
+        ConfigKey("document_lock", .choice(DocumentLock.allCases.map(\.rawValue)), .string(screen.capture.documentLock.rawValue),
+                  "What the device's signature forbids later changes of a signed PDF to do (validators then report them as "
+                  + "breaking it): \"certify\" no change at all, \"certify-form-filling\" only filling in the form and signing, "
+                  + "\"fields\" no field may change but empty signature fields. A certification must be a document's first "
+                  + "signature: on a document signed already the fields are locked instead. Needs sign_with."),
+        ConfigKey("min_review", .choice(DocumentToSign.Review.allCases.map(\.rawValue)), .string(screen.capture.minReview.rawValue),
+                  "The least a signer pages through a host's PDF before Sign: a request's review may ask for more, never less."),
+        ConfigKey("keep_signed_pdf", .bool, .bool(screen.capture.keepSignedPDF),
+                  "true: a signed PDF is written to the outbox with its capture (ID.pdf, plain). false: it stays in the "
+                  + "kiosk's memory only, for GET /signatures/ID/pdf, until the host acknowledges the capture, asks for the "
+                  + "next signature, or the kiosk stops."),
     ])
 
     static let paletteLength = 1...16

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import InkCore
 import InkAPI
+import InkDocument
 import InkDocumentSigning
 import InkStorage
 import Logging
@@ -176,6 +177,17 @@ extension KioskConfig {
             if let v = r.path("sign_with", in: t, of: S.signature) {
                 do { s.capture.signWith = try DeviceSigner(pemFile: v) } catch { r.problem("signature.sign_with", "\(error)") }
             }
+            if let v: DocumentLock = r.choice("document_lock", in: t, of: S.signature) {
+                s.capture.documentLock = v
+                // The lock is part of the device's signature: without one there is nothing to lock with.
+                if v != .none && t["sign_with"] == nil {
+                    r.problem("signature.document_lock", "document_lock = \"\(v.rawValue)\" locks a signed PDF with the device's "
+                              + "digital signature, and [signature] names none: write sign_with (inkkiosk keygen --signing FILE), "
+                              + "or document_lock = \"none\"")
+                }
+            }
+            if let v: DocumentToSign.Review = r.choice("min_review", in: t, of: S.signature) { s.capture.minReview = v }
+            if let v = r.bool("keep_signed_pdf", in: t, of: S.signature) { s.capture.keepSignedPDF = v }
             if let v = r.bool("store_plaintext", in: t, of: S.signature) {
                 s.capture.storePlaintext = v
                 if v && t["encrypt_to"] != nil {

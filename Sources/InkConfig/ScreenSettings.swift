@@ -1,5 +1,6 @@
 import InkAPI
 import InkCore
+import InkDocument
 import InkDocumentSigning
 import InkRender
 import InkStorage
@@ -59,6 +60,16 @@ public struct CaptureSettings: Sendable, Equatable {
     /// `[signature] store_plaintext = true`: captures are stored readable. Signature mode needs
     /// this or `encryptTo`: a kiosk never stores signatures in plaintext by default.
     public var storePlaintext = false
+    /// `[signature] document_lock`: what the device's signature forbids later revisions of a
+    /// signed PDF to change (needs `signWith`).
+    public var documentLock = DocumentLock.none
+    /// `[signature] min_review`: the least a signer reads of a host's document before Sign.
+    public var minReview = DocumentToSign.Review.none
+    /// `[signature] keep_signed_pdf`: a signed PDF is written to the outbox with the capture;
+    /// false: it is only held in memory for the host to fetch (`SignatureDesk`).
+    public var keepSignedPDF = true
+    /// What the API applies to every request on a document.
+    public var documentPolicy: DocumentPolicy { DocumentPolicy(minReview: minReview, lock: documentLock) }
     /// Signature mode may start: its captures are encrypted, or plaintext was asked for.
     public var signatureStorageChosen: Bool { encryptTo != nil || storePlaintext }
     public var saveDirectory = "/var/lib/inkkiosk/saved"

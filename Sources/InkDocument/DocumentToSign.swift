@@ -4,13 +4,28 @@
 /// capture's writer, which signs the file.
 public struct DocumentToSign: Sendable, Equatable {
     /// How much of the document is shown before the signing view opens.
-    public enum Review: String, Sendable, CaseIterable {
+    public enum Review: String, Sendable, CaseIterable, Codable, Comparable {
         /// Straight to the signing view.
         case none
         /// The first page, then Sign.
         case firstPage = "first-page"
         /// Every page must have been shown before Sign is offered.
         case allPages = "all-pages"
+
+        /// Less to read before more: none, first-page, all-pages.
+        public static func < (a: Review, b: Review) -> Bool { a.pages < b.pages }
+
+        private var pages: Int {
+            switch self {
+            case .none: 0
+            case .firstPage: 1
+            case .allPages: 2
+            }
+        }
+
+        /// What the host asked for, raised to the kiosk's own minimum (`[signature] min_review`):
+        /// a host may ask for more reading than the kiosk requires, never for less.
+        public func atLeast(_ minimum: Review) -> Review { Swift.max(self, minimum) }
     }
 
     /// The document's id on the API.
@@ -29,11 +44,14 @@ public struct DocumentToSign: Sendable, Equatable {
     /// The page's visible box (its /CropBox), in the same space.
     public var pageBox: PDFRect
     public var review: Review
+    /// What the device's signature forbids later revisions to change (`[signature]
+    /// document_lock`, as this document can take it: `DocumentLock.applicable`).
+    public var lock: DocumentLock
 
     public init(id: String, path: String, sha256: String, pageCount: Int, target: SignatureTarget,
-                pageIndex: Int, rect: PDFRect, pageBox: PDFRect, review: Review) {
+                pageIndex: Int, rect: PDFRect, pageBox: PDFRect, review: Review, lock: DocumentLock = .none) {
         self.id = id; self.path = path; self.sha256 = sha256; self.pageCount = pageCount; self.target = target
-        self.pageIndex = pageIndex; self.rect = rect; self.pageBox = pageBox; self.review = review
+        self.pageIndex = pageIndex; self.rect = rect; self.pageBox = pageBox; self.review = review; self.lock = lock
     }
 
     /// The field's name, as the capture's record and the host's status say it.
@@ -55,7 +73,9 @@ public struct DocumentToSign: Sendable, Equatable {
 
 /// Which document a capture signed and where, as the host's status, the request log and the
 /// capture's record name it: the stored document's id, its SHA-256 (what the capture is bound
-/// to), the field, its 1-based page and its rectangle in points.
+/// to), the field, its 1-based page and its rectangle in points; and the review and lock
+/// applied (the kiosk's `[signature] min_review` may have raised the host's review, and a
+/// document signed already is not certified). Records of older versions have neither.
 public struct SignedPlace: Codable, Sendable, Equatable {
     public var id: String
     public var sha256: String
@@ -64,16 +84,21 @@ public struct SignedPlace: Codable, Sendable, Equatable {
     public var page: Int
     /// [x0, y0, x1, y1] in PDF points.
     public var rect: [Double]
+    public var review: DocumentToSign.Review?
+    public var lock: DocumentLock?
 
-    public init(id: String, sha256: String, field: String, page: Int, rect: [Double]) {
+    public init(id: String, sha256: String, field: String, page: Int, rect: [Double],
+                review: DocumentToSign.Review? = nil, lock: DocumentLock? = nil) {
         self.id = id; self.sha256 = sha256; self.field = field; self.page = page; self.rect = rect
+        self.review = review; self.lock = lock
     }
 }
 
 extension DocumentToSign {
     /// What the host's status and the records name of this request's document.
     public var place: SignedPlace {
-        SignedPlace(id: id, sha256: sha256, field: fieldName, page: pageIndex + 1, rect: [rect.x0, rect.y0, rect.x1, rect.y1])
+        SignedPlace(id: id, sha256: sha256, field: fieldName, page: pageIndex + 1, rect: [rect.x0, rect.y0, rect.x1, rect.y1],
+                    review: review, lock: lock)
     }
 }
 

@@ -18,8 +18,9 @@ public enum SignatureTarget: Sendable, Equatable {
 ///
 /// A cryptographic signature (PAdES) is a later step: `signatureValue` is where it comes in.
 /// It is given the update and the field's reference, may add objects (a signature dictionary
-/// with its /ByteRange and /Contents placeholders), and returns the field's /V; the result's
-/// `objectRanges` then say where those placeholders were written, to be filled in place.
+/// with its /ByteRange and /Contents placeholders) and change the field and the catalog (a
+/// lock: `DocumentLock`), and returns the field's /V; the result's `objectRanges` then say
+/// where those placeholders were written, to be filled in place.
 public enum InkSigning {
     public typealias SignatureValue = (_ update: inout IncrementalUpdate, _ field: PDFReference) throws -> PDFObject
 
@@ -69,8 +70,14 @@ public enum InkSigning {
             ])
             show(appearance, in: &widget, page: page.reference)
             if !associated.isEmpty { widget["AF"] = .array(associated) }
-            if let signatureValue { widget["V"] = try signatureValue(&update, widgetReference) }
             try update.set(widgetReference, .dictionary(widget))
+            if let signatureValue {
+                // The hook may add to the field (a /Lock): /V goes into the field as it left it.
+                let value = try signatureValue(&update, widgetReference)
+                var signed = try update.dictionary(.reference(widgetReference), what: "the new field '\(name)'")
+                signed["V"] = value
+                try update.set(widgetReference, .dictionary(signed))
+            }
 
             try addAnnotation(widgetReference, to: page, in: &update)
             try updateForm(&update, adding: widgetReference)

@@ -26,10 +26,12 @@ extension DeviceSigner {
 
     /// The hook for `InkSigning.sign`: adds the signature dictionary (/Type /Sig, /Filter
     /// /Adobe.PPKLite, /SubFilter /ETSI.CAdES.detached, /M `signingTime`, the placeholders,
-    /// /Name, /Reason, /Location when given) and returns its reference as the field's /V.
-    public func signatureValue(signingTime: Date, name: String? = nil, reason: String? = nil, location: String? = nil,
-                               contentsCapacity: Int = DeviceSigner.defaultContentsCapacity) -> InkSigning.SignatureValue {
-        { update, _ in
+    /// the `lock`'s /Reference, /Name, /Reason, /Location when given) and returns its reference
+    /// as the field's /V. A lock other than `.none` also changes the catalog (a certification's
+    /// /Perms) or the field (a field lock's /Lock): `DocumentLock`.
+    public func signatureValue(signingTime: Date, lock: DocumentLock = .none, name: String? = nil, reason: String? = nil,
+                               location: String? = nil, contentsCapacity: Int = DeviceSigner.defaultContentsCapacity) -> InkSigning.SignatureValue {
+        { update, field in
             // Fixed keys first, in this order: `complete` finds the placeholders as the first
             // /ByteRange and /Contents after the object's start, before any text a caller gave.
             var dictionary = PDFDictionary([
@@ -38,10 +40,14 @@ extension DeviceSigner {
                 ("Contents", .string([UInt8](repeating: 0, count: contentsCapacity))),
                 ("M", .string(Array(PDFDate.text(signingTime).utf8))),
             ])
+            let reference = try update.reserve()
+            let references = try lock.references(signature: reference, field: field, in: &update)
+            if !references.isEmpty { dictionary["Reference"] = .array(references) }
             if let name { dictionary["Name"] = .string(PDFText.encode(name)) }
             if let reason { dictionary["Reason"] = .string(PDFText.encode(reason)) }
             if let location { dictionary["Location"] = .string(PDFText.encode(location)) }
-            return .reference(try update.add(.dictionary(dictionary)))
+            try update.set(reference, .dictionary(dictionary))
+            return .reference(reference)
         }
     }
 

@@ -215,7 +215,8 @@ public final class Kiosk {
                     + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections"))
             }
             let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.api.limits, token: token,
-                                            access: options.screen.api.access, documentsDirectory: options.screen.apiDocumentsPath) { _ in stopped.signal() }
+                                            access: options.screen.api.access, documentsDirectory: options.screen.apiDocumentsPath,
+                                            documentPolicy: options.screen.capture.documentPolicy) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server

@@ -33,8 +33,8 @@ public struct SignatureCapture: Sendable {
         }
 
         /// The document signed, and where (`SignedPlace`'s keys: id, sha256, field, page,
-        /// rect): the capture is bound to its SHA-256 (in the sealed files' authenticated headers
-        /// too); and what the update carried.
+        /// rect, review, lock): the capture is bound to its SHA-256 (in the sealed files'
+        /// authenticated headers too); and what the update carried.
         public struct SignedDocument: Codable, Sendable, Equatable {
             public var place: SignedPlace
             /// Whether the update carries a digital signature (PAdES) besides the ink.
@@ -43,11 +43,16 @@ public struct SignatureCapture: Sendable {
             public var embedded: String?
             /// The pages the signer was shown before signing (1-based, in order).
             public var pagesShown: [Int]
+            /// The SHA-256 of the signed PDF when it was not written beside the record
+            /// (`[signature] keep_signed_pdf = false`: the host got it from memory); nil: it is
+            /// `NAME.pdf`, its digest among the others'.
+            public var unkeptPDF: String?
 
-            enum CodingKeys: String, CodingKey { case digitallySigned, embedded, pagesShown }
+            enum CodingKeys: String, CodingKey { case digitallySigned, embedded, pagesShown, unkeptPDF = "unkeptPdfSha256" }
 
-            public init(place: SignedPlace, digitallySigned: Bool, embedded: String?, pagesShown: [Int]) {
+            public init(place: SignedPlace, digitallySigned: Bool, embedded: String?, pagesShown: [Int], unkeptPDF: String? = nil) {
                 self.place = place; self.digitallySigned = digitallySigned; self.embedded = embedded; self.pagesShown = pagesShown
+                self.unkeptPDF = unkeptPDF
             }
 
             // One flat object: the place's keys beside the others.
@@ -57,6 +62,7 @@ public struct SignatureCapture: Sendable {
                 digitallySigned = try c.decode(Bool.self, forKey: .digitallySigned)
                 embedded = try c.decodeIfPresent(String.self, forKey: .embedded)
                 pagesShown = try c.decode([Int].self, forKey: .pagesShown)
+                unkeptPDF = try c.decodeIfPresent(String.self, forKey: .unkeptPDF)
             }
 
             public func encode(to encoder: any Encoder) throws {
@@ -65,7 +71,11 @@ public struct SignatureCapture: Sendable {
                 try c.encode(digitallySigned, forKey: .digitallySigned)
                 try c.encodeIfPresent(embedded, forKey: .embedded)
                 try c.encode(pagesShown, forKey: .pagesShown)
+                try c.encodeIfPresent(unkeptPDF, forKey: .unkeptPDF)
             }
+
+            /// `NAME.pdf` is in the capture's directory.
+            public var pdfKept: Bool { unkeptPDF == nil }
         }
 
         public struct Encryption: Codable, Sendable, Equatable {
@@ -94,6 +104,9 @@ public struct SignatureCapture: Sendable {
     public var document: SignedOnScreen? = nil
     /// Signs the document's update digitally (PAdES), when set.
     public var digitalSigner: (any DocumentSealer)? = nil
+    /// `[signature] keep_signed_pdf`: the signed PDF is written beside the others (`NAME.pdf`,
+    /// plain: it is the document, for the host to keep); false: only returned (`Written.heldPDF`).
+    public var keepSignedPDF = true
     /// Draws the PNG and SVG (storage does not render).
     public var exporter: any CaptureExporter
 
@@ -107,13 +120,24 @@ public struct SignatureCapture: Sendable {
     /// `.hpke`). An empty signature is refused.
     @discardableResult
     public func write(to outbox: String) throws -> [String] {
+        try store(in: outbox).paths
+    }
+
+    /// What `store` wrote, and the signed PDF it did not write (`keepSignedPDF` false).
+    public struct Written: Sendable {
+        public var paths: [String]
+        public var heldPDF: [UInt8]?
+    }
+
+    /// `write`, with the signed PDF handed back when it is not to be kept on the disk.
+    public func store(in outbox: String) throws -> Written {
         try write(to: outbox, stoppingAt: nil)
     }
 
     /// Where the tests stop a `write` as a crash would: nothing after it runs, nothing is tidied.
     enum Step: Equatable { case written(files: Int), renamed }
 
-    func write(to outbox: String, stoppingAt stop: Step?) throws -> [String] {
+    func write(to outbox: String, stoppingAt stop: Step?) throws -> Written {
         guard Self.isCaptureName(name) else {
             throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'")
         }
@@ -126,6 +150,7 @@ public struct SignatureCapture: Sendable {
         let partial = "\(outbox)/.\(name)\(Self.partialSuffix)"
         try Self.removeTree(partial)   // an earlier attempt that failed half way
         guard mkdir(partial, 0o700) == 0 else { throw SystemCallError("create", path: partial) }
+        var heldPDF: [UInt8]?
         do {
             var hashes: [String: String] = [:], written = 0
             // Each file is made in memory (and encrypted there), then created 0600 and synced;
@@ -154,7 +179,13 @@ public struct SignatureCapture: Sendable {
                 let made = try DocumentSignature(signed: document, strokes: strokes, signedAt: ended,
                                                  evidence: sealedInkML, signer: digitalSigner).make()
                 signed = made.record
-                try produce("pdf") { Data(made.bytes) }
+                if keepSignedPDF {
+                    try produce("pdf") { Data(made.bytes) }
+                } else {
+                    // Never on the disk: the record names it by its digest, the caller holds it for the host.
+                    signed?.unkeptPDF = Self.sha256(Data(made.bytes))
+                    heldPDF = made.bytes
+                }
             }
             let encryption = encryptTo.map {
                 Metadata.Encryption(scheme: SealedFile.scheme, recipient: $0.fingerprint,
@@ -177,7 +208,8 @@ public struct SignatureCapture: Sendable {
             throw error
         }
         try DurableFile.sync(outbox)   // the rename itself survives a power cut
-        return Self.fileNames(of: name, sealed: encryptTo != nil, document: document != nil).map { "\(final)/\($0)" }
+        let paths = Self.fileNames(of: name, sealed: encryptTo != nil, document: document != nil && keepSignedPDF).map { "\(final)/\($0)" }
+        return Written(paths: paths, heldPDF: heldPDF)
     }
 
     struct Stopped: Error {}
@@ -189,7 +221,8 @@ public struct SignatureCapture: Sendable {
     /// signature as the paper would: it is the document, for the host to keep.)
     public static let sealedExtensions = ["png", "svg", "inkml"]
 
-    /// A capture's file names, in `extensions` order: `NAME.png` or `NAME.png.hpke`, …, `NAME.json`.
+    /// A capture's file names, in `extensions` order: `NAME.png` or `NAME.png.hpke`, …, `NAME.json`;
+    /// `document`: a signed PDF is among them.
     public static func fileNames(of name: String, sealed: Bool, document: Bool = false) -> [String] {
         extensions.filter { document || $0 != "pdf" }
             .map { "\(name).\($0)" + (sealed && sealedExtensions.contains($0) ? SealedFile.suffix : "") }
@@ -260,7 +293,8 @@ public struct SignatureCapture: Sendable {
             do {
                 let meta = try JSONDecoder().decode(Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
                 found[name] = Stored(name: name, metadata: meta,
-                                     paths: fileNames(of: name, sealed: meta.encryption != nil, document: meta.document != nil).map { "\(dir)/\($0)" })
+                                     paths: fileNames(of: name, sealed: meta.encryption != nil,
+                                                      document: meta.document?.pdfKept == true).map { "\(dir)/\($0)" })
             } catch {
                 problems.append("\(json): \(error)")
             }

@@ -81,7 +81,21 @@ public final class StrokeJournal {
             }
         }
         if data.isEmpty || goodLength < magic.count {
-            if !data.isEmpty {
+            if !data.isEmpty && scrubbing {
+                // A signature's journal that cannot be read may still hold a customer's samples:
+                // kept aside, it would be personal data lying around. Zeros over it, then emptied.
+                let zeroed = Result { try overwrite(fd, from: 0, path) }
+                guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+                    let error = SystemCallError("empty the damaged", path: path)
+                    close(fd)
+                    throw error
+                }
+                let how = switch zeroed {
+                case .success: "overwritten with zeros and emptied"
+                case .failure(let error): "emptied without zeros over it (\(error))"
+                }
+                warning = "\(path): \(problem ?? "damaged"); its \(data.count) bytes \(how): a signature's journal is not kept aside"
+            } else if !data.isEmpty {
                 // Not even the header survived, or this is not a journal: keep it aside, start anew.
                 close(fd)
                 let aside = DamagedJournals.newName(for: path, at: Date())
@@ -121,10 +135,10 @@ public final class StrokeJournal {
         let written: Int
         do {
             written = try Self.write(edits, deviceNames: deviceNames, to: fd, path: path,
-                                     after: [], session: startsSession ? clock : nil)
+                                     after: [], session: startsSession ? clock : nil, failingAfter: faults.appendFailsAfter)
             if sync { try self.sync() }
         } catch {
-            if start >= 0 { _ = ftruncate(fd, start) }   // leave no torn record behind
+            if start >= 0 { cutBack(to: start) }   // leave no torn record behind
             throw error
         }
         sessionWritten = true
@@ -143,11 +157,27 @@ public final class StrokeJournal {
     /// Cuts the file back to `length` (what a failed sync may have lost is written again).
     public func cut(to length: off_t) {
         let length = max(length, off_t(Self.magic.count))
-        // The disk just failed a sync: the zeros are worth a try, the cut must happen anyway.
-        if scrubbing { try? Self.overwrite(fd, from: length, path) }
-        _ = ftruncate(fd, length)
+        cutBack(to: length)
         if let sessionStart, length <= sessionStart { sessionWritten = false; self.sessionStart = nil }
     }
+
+    /// Cuts the file back to `length` after a failure: a scrubbing journal first writes zeros
+    /// over what goes and syncs them (the disk just failed: the zeros are worth a try, the cut
+    /// must happen anyway), so that the freed blocks keep no part of a signature's record.
+    private func cutBack(to length: off_t) {
+        if scrubbing { try? Self.overwrite(fd, from: length, path) }
+        if faults.crashBeforeCut { return }
+        _ = ftruncate(fd, length)
+    }
+
+    /// Where tests make the disk fail, as `SignatureCapture.Step` stops a capture's write: an
+    /// append fails (ENOSPC, as on a full card) once this many of its bytes are in the file;
+    /// the process dies between a cut's zeros and the cut.
+    struct Faults {
+        var appendFailsAfter: Int?
+        var crashBeforeCut = false
+    }
+    var faults = Faults()
 
     /// Where this process's session record starts.
     private var sessionStart: off_t?
@@ -276,20 +306,25 @@ public final class StrokeJournal {
     /// drawn while a compaction ran, when appending) never sits in RAM whole, and an edit's
     /// samples are copied into its entry only as it is written. Returns the bytes written.
     private static func write(_ edits: [NotebookEdit], deviceNames: [Int: String], to fd: Int32, path: String,
-                              after prefix: [UInt8], session: ClockAnchor?) throws -> Int {
+                              after prefix: [UInt8], session: ClockAnchor?, failingAfter limit: Int? = nil) throws -> Int {
         let encoder = JSONEncoder()
         var pending = prefix, written = 0
+        func put() throws {
+            if let limit, written + pending.count > limit {
+                try DurableFile.writeAll(fd, pending.prefix(max(0, limit - written)), path)
+                throw SystemCallError("write", path: path, errno: ENOSPC)
+            }
+            try DurableFile.writeAll(fd, pending, path)
+            written += pending.count
+            pending.removeAll(keepingCapacity: true)
+        }
         if let session { try appendRecord(JournalEntry(session: session), to: &pending, encoder) }
         for edit in edits {
             try appendRecord(JournalEntry(edit, deviceName: { deviceNames[$0] }), to: &pending, encoder)
-            if pending.count >= writePiece {
-                try DurableFile.writeAll(fd, pending, path)
-                written += pending.count
-                pending.removeAll(keepingCapacity: true)
-            }
+            if pending.count >= writePiece { try put() }
         }
-        if !pending.isEmpty { try DurableFile.writeAll(fd, pending, path) }
-        return written + pending.count
+        if !pending.isEmpty { try put() }
+        return written
     }
 
     /// One record: its length, its CRC-32, and its payload (JSON; a stroke's samples after a zero byte).

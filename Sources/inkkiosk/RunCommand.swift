@@ -277,8 +277,17 @@ struct CheckConfigCommand: ParsableCommand {
             if let key = config.screen.capture.encryptTo { print("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
             if config.screen.capture.storePlaintext { print("signatures are stored in plaintext (store_plaintext = true)") }
             if let signer = config.screen.capture.signWith {
-                print("signed PDFs get a PAdES signature by \(signer.subject) (\(signer.keyDescription))")
+                let lock = switch config.screen.capture.documentLock {
+                case .none: ""
+                case .certify: " that certifies them: no later change allowed"
+                case .certifyFormFilling: " that certifies them: later only form filling and signing"
+                case .fields: " that locks their fields"
+                }
+                print("signed PDFs get a PAdES signature by \(signer.subject) (\(signer.keyDescription))\(lock)")
                 if let warning = signer.warning { print("warning: \(warning)") }
+            }
+            if !config.screen.capture.keepSignedPDF {
+                print("signed PDFs are not written to the outbox (keep_signed_pdf = false): the host fetches them from the kiosk's memory")
             }
         } catch let e as ConfigError {
             throw CleanExit.message("\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s"):\n\(e)", code: 1)

@@ -103,7 +103,8 @@ import InkAPIClient
                                          json: #"{"document": "\#(id)", "field": "sign.customer", "prompt": "Please sign", "review": "first-page"}"#)
             #expect(started.code == 201, "\(started.body)")
             let capture = try JSONDecoder().decode(CaptureStatus.self, from: Data(started.body.utf8))
-            #expect(capture.document == CaptureDocument(id: id, sha256: sha, field: "sign.customer", page: 2, rect: [72, 100, 300, 160]))
+            #expect(capture.document == CaptureDocument(id: id, sha256: sha, field: "sign.customer", page: 2, rect: [72, 100, 300, 160],
+                                                        review: .firstPage, lock: DocumentLock.none))
             let expected = DocumentToSign(id: id, path: "\(directory)/\(id).pdf", sha256: sha, pageCount: 2, target: .field("sign.customer"),
                                           pageIndex: 1, rect: PDFRect(72, 100, 300, 160), pageBox: PDFRect(0, 0, 595, 842), review: .firstPage)
             #expect(desk.takeMessages() == [.start(CaptureRequest(id: capture.id, prompt: "Please sign", timeout: nil, document: expected))])

@@ -122,7 +122,7 @@ func filesIn(_ directory: String) -> [String] {
 
 /// The real server with a documents directory, over `transport`, for the length of `body`.
 func withDocumentAPI(_ transport: Transport, limits: APILimits = APILimits(), directory: String? = nil,
-                     desk: SignatureDesk? = nil,
+                     desk: SignatureDesk? = nil, policy: DocumentPolicy = DocumentPolicy(),
                      _ body: (CurlEndpoint, SignatureDesk, String, APIAddress) async throws -> Void) async throws {
     let directory = directory ?? temporaryDocumentsDirectory()
     let address: APIAddress = switch transport {
@@ -130,7 +130,7 @@ func withDocumentAPI(_ transport: Transport, limits: APILimits = APILimits(), di
     case .unix: .unix(path: NSTemporaryDirectory() + "inkkiosk-docs-\(UUID().uuidString.prefix(8)).sock")
     }
     let desk = try desk ?? SignatureDesk(defaultTimeout: nil)
-    let server = SignatureAPIServer(desk: desk, address: address, limits: limits, documentsDirectory: directory)
+    let server = SignatureAPIServer(desk: desk, address: address, limits: limits, documentsDirectory: directory, documentPolicy: policy)
     try await server.start()
     let listening = try #require(await server.listeningAddress())
     do {

@@ -88,7 +88,7 @@ import InkWorksheetTestSupport
         #expect(booth.pipeline.document.strokes.count == 1)
         try booth.png("document-signed-on-screen")
         try booth.tap(.accept)
-        guard case .accepted(let paths, _)? = outcomes.first else { Issue.record("not accepted: \(outcomes)"); return }
+        guard case .accepted(let paths, _, _)? = outcomes.first else { Issue.record("not accepted: \(outcomes)"); return }
         let pdf = try #require(paths.first { $0.hasSuffix(".pdf") }, "\(paths)")
 
         let original = try Data(contentsOf: URL(fileURLWithPath: document.path))
@@ -108,10 +108,12 @@ import InkWorksheetTestSupport
     }
 
     /// Through the desk, as the API hands it over: the host hears "accepted" with the signed
-    /// PDF among the files, and with the device's identity the update is a digital signature.
+    /// PDF among the files, and with the device's identity the update is a digital signature,
+    /// with the request's lock (a certification here).
     @Test func theHostGetsTheSignedPDFDigitallySignedByTheDevice() throws {
         var document = try contract()
         document.review = .none
+        document.lock = .certifyFormFilling
         let (booth, screen) = try booth()
         var settings = screen.settings
         settings.digitalSigner = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
@@ -130,6 +132,84 @@ import InkWorksheetTestSupport
         let pdfsig = try run(try #require(which("pdfsig"), "pdfsig (poppler-utils): run make deps"), [pdf])
         #expect(pdfsig.stdout.contains("Signature Validation: Signature is Valid."), "\(pdfsig.stdout)")
         #expect(pdfsig.stdout.contains("Kiosk 7"), "the device's certificate: \(pdfsig.stdout)")
+        // The certification: the catalog's /Perms /DocMDP is the field's signature, with /P 2; the record says so.
+        let signed = try PDFDocument(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: pdf))))
+        let field = try #require(try signed.signable().signatureFields.first { $0.name == "customer" }?.reference)
+        let value = try #require(try signed.dictionary(.reference(field))?["V"])
+        #expect(try signed.dictionary(try signed.catalog()["Perms"])?["DocMDP"] == value)
+        let reference = try signed.dictionary(try signed.array(try signed.dictionary(value)?["Reference"])?.first)
+        #expect(try signed.dictionary(reference?["TransformParams"])?["P"] == .integer(2))
+        let meta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: status.files?.json ?? "")))
+        #expect(meta.document?.place.lock == .certifyFormFilling && meta.document?.place.review == DocumentToSign.Review.none)
+    }
+
+    /// `[signature] keep_signed_pdf = false`: Accept writes no PDF to the outbox (its record
+    /// names it by its SHA-256); the desk holds it for the host until the capture is acknowledged.
+    @Test func aSignedPDFNotKeptIsHeldForTheHostUntilAcknowledged() throws {
+        var document = try contract()
+        document.review = .none
+        let (booth, screen) = try booth()
+        var settings = screen.settings
+        settings.keepSignedPDF = false
+        settings.digitalSigner = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
+        let signing = SignatureScreen(settings: settings, metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
+        let desk = try SignatureDesk(defaultTimeout: nil, archive: OutboxArchive(outbox: settings.outbox, retention: Retention(keep: 10, maxAgeDays: 30)))
+        signing.serve(desk)
+        let booth2 = try Booth(screen: signing, like: booth)
+        let request = try desk.start(prompt: "Sign here", timeout: nil, document: document)
+        try booth2.frame()
+        let box = try #require(signing.session?.box, "straight to the signing view")
+        try booth2.draw([Point(box.minX + 80, box.maxY - 60), Point(box.minX + 400, box.minY + 50), Point(box.maxX - 100, box.maxY - 80)])
+        try booth2.tap(.accept)
+        let status = try #require(desk.status(id: request.id))
+        let files = try #require(status.files, "\(status)")
+        #expect(status.state == .accepted && files.pdf == nil)
+        let names = try FileManager.default.contentsOfDirectory(atPath: files.directory).sorted()
+        #expect(names == ["\(request.id).inkml", "\(request.id).json", "\(request.id).png", "\(request.id).svg"], "no PDF on the disk: \(names)")
+        let held = try #require(desk.heldPDF(id: request.id))
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: document.path)))
+        #expect(held.count > original.count && held.starts(with: original), "the original, then the signature")
+        let meta = try JSONDecoder().decode(SignatureCapture.Metadata.self, from: Data(contentsOf: URL(fileURLWithPath: files.json)))
+        #expect(meta.document?.unkeptPDF == SignatureCapture.sha256(Data(held)) && meta.document?.pdfKept == false)
+        #expect(meta.document?.digitallySigned == true && meta.sha256.keys.allSatisfy { !$0.hasSuffix(".pdf") })
+        // After a restart the outbox's record still reads as an accepted capture, without a PDF.
+        let stored = try #require(SignatureCapture.stored(outbox: settings.outbox).captures[request.id])
+        #expect(stored.paths.count == 4 && !stored.paths.contains { $0.hasSuffix(".pdf") })
+        // The host has it: the capture leaves the outbox, and the PDF the kiosk's memory.
+        _ = try desk.acknowledge(id: request.id)
+        #expect(desk.heldPDF(id: request.id) == nil)
+    }
+
+    /// The sealed InkML goes into the PDF with its first signature only: a second signature that
+    /// embedded one too would change the catalog's /Names and the widget's /AF, which validators
+    /// judging the first signature do not allow. The second signer's record says nothing is embedded.
+    @Test func aSecondSignatureEmbedsNoFile() throws {
+        let signer = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
+        let strokes = try replay("pressure").pipeline.document.strokes
+        let shownIn = Rect(x: 0, y: 0, width: Double(screenSize.width), height: Double(screenSize.height))
+        let evidence = (name: "sig.inkml.hpke", bytes: Data("sealed pen samples".utf8))
+        func sign(_ document: DocumentToSign) throws -> (bytes: [UInt8], record: SignatureCapture.Metadata.SignedDocument) {
+            try DocumentSignature(signed: SignedOnScreen(document: document, shownIn: shownIn, pagesShown: [1, 2]), strokes: strokes,
+                                  signedAt: Date(timeIntervalSince1970: 1_790_000_000), evidence: evidence, signer: signer).make()
+        }
+        let first = try sign(try contract())
+        #expect(first.record.embedded == "sig.inkml.hpke")
+        let once = try PDFDocument(bytes: first.bytes)
+        #expect(try once.dictionary(try once.catalog()["Names"])?["EmbeddedFiles"] != nil, "the first signature carries the InkML")
+
+        // The signed PDF, posted again for a second signer at a new place on page 1.
+        let path = "\(dir)/signed-once.pdf"
+        try Data(first.bytes).write(to: URL(fileURLWithPath: path))
+        let target = SignatureTarget.newField(name: "witness", pageIndex: 0, rect: PDFRect(72, 72, 272, 132))
+        let place = try once.signable().place(of: target)
+        let second = try sign(DocumentToSign(id: "doc2", path: path, sha256: SignatureCapture.sha256(Data(first.bytes)), pageCount: 2,
+                                             target: target, pageIndex: place.pageIndex, rect: place.rect, pageBox: place.pageBox,
+                                             review: .none, lock: .fields))
+        #expect(second.record.embedded == nil && second.record.digitallySigned)
+        let twice = try PDFDocument(bytes: second.bytes)
+        #expect(try twice.catalog()["Names"] == (try once.catalog()["Names"]), "the catalog's /Names as the first signature left it")
+        let witness = try #require(try twice.signable().signatureFields.first { $0.name == "witness" }?.reference)
+        #expect(try twice.dictionary(.reference(witness))?["AF"] == nil)
     }
 
     @Test func aDocumentThatCannotBeReadEndsTheRequestWithWhy() throws {

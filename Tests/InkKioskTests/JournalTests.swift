@@ -329,6 +329,64 @@ private func fileSize(_ path: String) -> Int {
         #expect(try bytes(path) == whole)
     }
 
+    /// An append that fails part way (a full card) leaves a torn record: it is cut off, and in a
+    /// signature's journal zeros go over it first, synced, as over anything else cut off.
+    @Test func aFailedAppendIsZeroedBeforeItIsCutOff() throws {
+        let (edits, _, _) = try session("pressure")
+        let path = try journalPath("scrub-failed-append")
+        let journal = try StrokeJournal(path: path, clock: clock, scrubbing: true)
+        try journal.append(Array(edits.prefix(2)))
+        let whole = try bytes(path)
+        // The disk fills 100 bytes into the third stroke's record, and the kiosk dies before the cut.
+        journal.faults = .init(appendFailsAfter: 100, crashBeforeCut: true)
+        do {
+            try journal.append([edits[2]])
+            Issue.record("the append did not fail")
+        } catch let error as SystemCallError {
+            #expect(error.errno == ENOSPC && error.path == path, "\(error)")
+        }
+        let torn = try bytes(path)
+        #expect(torn.count == whole.count + 100 && Array(torn.prefix(whole.count)) == whole)
+        #expect(torn.dropFirst(whole.count).allSatisfy { $0 == 0 }, "the torn record's bytes were zeroed before the cut")
+        // The next start keeps the two whole strokes and cuts the zeros.
+        let restarted = try StrokeJournal(path: path, clock: clock, scrubbing: true)
+        #expect(restarted.recovered == Array(edits.prefix(2)))
+        #expect(restarted.warning == "\(path): 100 bytes of zeros after 2 edits (emptying it was interrupted); cut", "\(restarted.warning ?? "")")
+        #expect(try bytes(path) == whole)
+
+        // Without the crash the file is cut back to its whole records, and the stroke is written again after them.
+        restarted.faults.appendFailsAfter = 100
+        #expect(throws: SystemCallError.self) { try restarted.append([edits[2]]) }
+        #expect(try bytes(path) == whole, "nothing of the failed append is left")
+        restarted.faults.appendFailsAfter = nil
+        try restarted.append([edits[2]])
+        #expect(try StrokeJournal(path: path, clock: clock, scrubbing: true).recovered == Array(edits.prefix(3)))
+    }
+
+    /// A signature's journal that cannot be read at all is not put aside (a copy would keep a
+    /// customer's samples on the disk): zeros over it, then a new journal. A classroom's is kept
+    /// aside for a person to look at.
+    @Test func aDamagedSignatureJournalIsZeroedNotKeptAside() throws {
+        let path = try journalPath("scrub-damaged")
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let damaged = Array("INKJOURNAL 9\n".utf8) + [UInt8](repeating: 0x5A, count: 5000)
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        let journal = try StrokeJournal(path: path, clock: clock, scrubbing: true)
+        #expect(journal.recovered.isEmpty)
+        #expect(journal.warning == "\(path): not an inkkiosk journal (bad header); its 5013 bytes overwritten with zeros and emptied: "
+                + "a signature's journal is not kept aside", "\(journal.warning ?? "")")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("scrub-damaged") }
+        #expect(left == ["scrub-damaged.inkj"], "no copy beside it")
+        #expect(try bytes(path) == StrokeJournal.magic, "a new journal in its place")
+        try journal.append([.addPage])
+        #expect(try StrokeJournal(path: path, clock: clock, scrubbing: true).recovered == [.addPage])
+
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        let classroom = try StrokeJournal(path: path, clock: clock)
+        #expect(classroom.warning?.contains("moved aside to \(path).damaged.") == true, "\(classroom.warning ?? "")")
+        #expect(try DamagedJournals.copies(of: path).count == 1)
+    }
+
     /// The writer's thread does the zeros: after its reset the file is the header alone; a
     /// scrubbing journal is never compacted (the rename would free its blocks unscrubbed).
     @Test func theWriterEmptiesAScrubbingJournalAndNeverCompactsIt() throws {

@@ -229,7 +229,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         try booth.frame()
         try booth.draw(signatureStroke)
         try booth.tap(.accept)
-        guard case .accepted(let paths, let samples)? = outcomes.last?.1 else { Issue.record("not accepted: \(outcomes)"); return }
+        guard case .accepted(let paths, let samples, _)? = outcomes.last?.1 else { Issue.record("not accepted: \(outcomes)"); return }
         #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req3.inkml", "req3.json", "req3.png", "req3.svg"])
         #expect(samples >= 40)
         #expect(screen.request == nil)
@@ -265,7 +265,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
             #expect(writer.flush(timeout: 10))
             #expect(try journalBytes() == StrokeJournal.magic, "\(id): the journal holds no record")
         }
-        guard case .accepted(let paths, _)? = outcomes["accepted"] else { Issue.record("not accepted: \(outcomes)"); return }
+        guard case .accepted(let paths, _, _)? = outcomes["accepted"] else { Issue.record("not accepted: \(outcomes)"); return }
         #expect(paths.count == 4)
         #expect(writer.state.problem == nil)
         #expect(writer.stop(timeout: 10))
@@ -314,7 +314,7 @@ private let signatureStroke = [Point(300, 420), Point(380, 350), Point(450, 440)
         #expect(booth.chores.stop(timeout: 10))
         booth.chores.deliver()
         try booth.frame()
-        guard case .accepted(let paths, _)? = outcomes.last, outcomes.count == 1 else { Issue.record("not accepted: \(outcomes)"); return }
+        guard case .accepted(let paths, _, _)? = outcomes.last, outcomes.count == 1 else { Issue.record("not accepted: \(outcomes)"); return }
         #expect(paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["req9.inkml", "req9.json", "req9.png", "req9.svg"])
         #expect(paths.allSatisfy { FileManager.default.fileExists(atPath: $0) })
         #expect(booth.pipeline.document.strokes.isEmpty, "cleared for the next signer")

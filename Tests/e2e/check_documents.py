@@ -1,6 +1,6 @@
 """Checks what the document session (documents.py) left: the API's answers, the screens a
 signer saw, and the signed PDFs with independent tools (qpdf, pdftotext, pdftoppm, pdfsig,
-pdfdetach), the sealed pen samples inside them opened with the host's key."""
+pdfdetach, pyHanko), the sealed pen samples inside them opened with the host's key."""
 import hashlib
 import json
 import os
@@ -63,7 +63,10 @@ def document_checks(work, binary, check, shot, ink_count):
     check(set(fields) == set(FIELDS) and all(fields[n].get("page") == 2 and fields[n].get("signed") is False
                                              and [round(v) for v in fields[n].get("rect", [])] == list(FIELDS[n]) for n in FIELDS),
           f"its signature fields listed with their page and rectangle: {sorted(fields)}")
-    check(answer(work, "doc-start")["code"] == 201, "POST /signatures on the document's field: 201")
+    started = answer(work, "doc-start")
+    applied = (started["body"] or {}).get("document") or {}
+    check(started["code"] == 201 and applied.get("review") == "all-pages" and applied.get("lock") == "certify-form-filling",
+          f"POST /signatures on the document's field: 201, the review asked and the kiosk's lock named ({started['code']}, {applied})")
 
     # What the signer saw.
     first, p1 = shot("doc-review-1")
@@ -96,6 +99,17 @@ def document_checks(work, binary, check, shot, ink_count):
 
     signed1 = os.path.join(work, "signed-1.pdf")
     data1 = open(signed1, "rb").read() if os.path.exists(signed1) else b""
+    # keep_signed_pdf = false: served from memory, never in the outbox; the record names it by its SHA-256.
+    ident = open(os.path.join(work, "doc-id.txt")).read().strip() if os.path.exists(os.path.join(work, "doc-id.txt")) else "none"
+    capture = os.path.join(work, "docs", "outbox", ident)
+    names = sorted(os.listdir(capture)) if os.path.isdir(capture) else []
+    record = json.load(open(os.path.join(capture, f"{ident}.json"))).get("document", {}) if f"{ident}.json" in names else {}
+    check((accepted.get("files") or {}).get("pdf") is None and names and not any(n.endswith(".pdf") for n in names)
+          and record.get("unkeptPdfSha256") == hashlib.sha256(data1).hexdigest() and record.get("lock") == "certify-form-filling",
+          f"the signed PDF is not in the outbox ({names}); the capture's record names its SHA-256 and the lock", signed1)
+    gone = answer(work, "doc-pdf-after-restart")
+    check(gone["code"] == 410 and "keep_signed_pdf = false" in ((gone["body"] or {}).get("error") or ""),
+          f"after a restart GET /signatures/ID/pdf is 410, saying why ({gone['code']})")
     check(len(data1) > len(original) > 0 and data1.startswith(original),
           f"GET /signatures/ID/pdf: the original's {len(original)} bytes unchanged, then the update ({len(data1)} bytes)", signed1)
     q = run("qpdf", "--check", signed1)
@@ -117,7 +131,6 @@ def document_checks(work, binary, check, shot, ink_count):
         run("pdfdetach", "-save", "1", "-o", f"{d}/evidence.inkml.hpke", signed1)
         sealed = open(f"{d}/evidence.inkml.hpke", "rb").read() if os.path.exists(f"{d}/evidence.inkml.hpke") else b""
         check(sealed_header_document(sealed) == digest, "the sealed InkML's authenticated header binds the contract's SHA-256", signed1)
-        ident = open(os.path.join(work, "doc-id.txt")).read().strip()
         os.rename(f"{d}/evidence.inkml.hpke", f"{d}/{ident}.inkml.hpke") if sealed else None
         opened = run(binary, "decrypt", "--key", os.path.join(work, "signature.key"), "--out", f"{d}/plain", f"{d}/{ident}.inkml.hpke")
         plain = os.path.join(d, "plain", f"{ident}.inkml")
@@ -131,6 +144,11 @@ def document_checks(work, binary, check, shot, ink_count):
     reposted = answer(work, "doc2-post")["body"] or {}
     again = {f.get("name"): f.get("signed") for f in reposted.get("fields", [])}
     check(again == {"customer": True, "witness": False}, f"the signed PDF posted again: customer signed, witness not ({again})")
+    started2 = answer(work, "doc2-start")
+    applied2 = (started2["body"] or {}).get("document") or {}
+    check(applied2.get("review") == "first-page" and applied2.get("lock") == "fields",
+          f"the witness's request: no review asked, the kiosk's min_review applied; signed already, so its fields "
+          f"are locked, not certified ({applied2.get('review')}, {applied2.get('lock')})")
     check(len(data2) > len(data1) > 0 and data2.startswith(data1),
           "the second signature appends to the first: the first signer's PDF is a byte prefix", signed2)
     inside, outside = page_changes(signed1, signed2, 2, FIELDS["witness"])
@@ -139,6 +157,25 @@ def document_checks(work, binary, check, shot, ink_count):
     print(sig.stdout.strip())
     check(sig.stdout.count("Signature Validation: Signature is Valid.") == 2, "pdfsig: both signatures valid", signed2)
     check(run("qpdf", "--check", signed2).returncode == 0, "qpdf --check passes after the second signature", signed2)
+
+    # pyHanko: the customer's signature certifies the contract (form filling and signing allowed),
+    # the witness's locks the fields; page 1's text changed later breaks both.
+    python = os.path.join(os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk")), "pyhanko", "bin", "python")
+    lock = run(python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyhanko_lock.py"), signed2,
+               os.path.join(work, "signed-2-changed.pdf")) if os.path.exists(python) else None
+    try:
+        judged = json.loads(lock.stdout) if lock else {}
+    except ValueError:
+        judged = {}
+    signed, changed = judged.get("signed", {}), judged.get("changed", {})
+    customer, witness = signed.get("customer", {}), signed.get("witness", {})
+    check(customer.get("certifies") and customer.get("docmdp") == "FILL_FORMS" and customer.get("bottom_line")
+          and witness.get("lock") == "ALL" and witness.get("bottom_line"),
+          f"pyHanko (scripts/install-deps.sh's venv): the customer's signature certifies the contract, the witness's "
+          f"signing is allowed by it, and locks every field ({signed or (lock.stderr[-300:] if lock else 'no pyHanko')})", signed2)
+    check(changed and all(v.get("intact") and v.get("docmdp_ok") is False and not v.get("bottom_line") for v in changed.values()),
+          f"pyHanko: page 1's text changed in a later revision breaks both signatures, though their bytes are intact ({changed})",
+          os.path.join(work, "signed-2-changed.pdf"))
 
     # kill -9 while reading and while signing.
     path = os.path.join(work, "doc-interrupted.txt")

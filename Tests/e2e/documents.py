@@ -1,8 +1,10 @@
 """A shop's host has a contract signed on the kiosk, through the local API with curl: the PDF
 posted, its pages read with finger taps, the customer signing in its field with the pen,
-the signed PDF fetched; a second signer signs the returned PDF's other field; kill -9 while
-reading and while signing ends the request as interrupted. scenario.py imports this;
-check_documents.py checks what it left behind (qpdf, pdftotext, pdftoppm, pdfsig)."""
+the signed PDF fetched (from the kiosk's memory: keep_signed_pdf = false), certified by the
+device (document_lock); a second signer signs the returned PDF's other field, after the page
+the kiosk's min_review requires; kill -9 while reading and while signing ends the request as
+interrupted. scenario.py imports this; check_documents.py checks what it left behind (qpdf,
+pdftotext, pdftoppm, pdfsig, pyHanko)."""
 import json
 import os
 import subprocess
@@ -96,7 +98,8 @@ def document_session(binary, pen, touch):
     with open(config) as f:
         text = f.read()
     with open(config, "w") as f:
-        f.write(text.replace("[signature]\n", f'[signature]\nsign_with = "{signer}"\n', 1))
+        f.write(text.replace("[signature]\n", f'[signature]\nsign_with = "{signer}"\ndocument_lock = "certify-form-filling"\n'
+                             'min_review = "first-page"\nkeep_signed_pdf = false\n', 1))
     contract = os.path.join(WORK, "contract.pdf")
     contract_pdf(contract)
     kiosk = Kiosk(binary, "documents", "--config", config, "--api", "127.0.0.1:7300")
@@ -135,9 +138,13 @@ def document_session(binary, pen, touch):
     fetch("doc-pdf", f"{API}/signatures/{ident}/pdf", os.path.join(WORK, "signed-1.pdf"))
     shot("doc-accepted")
 
-    # The second signer: the returned PDF posted again, its other field signed (no review).
+    # The second signer: the returned PDF posted again, its other field signed. The host asks for
+    # no review; the kiosk's min_review shows page 1 first.
     code, doc2 = post_pdf("doc2-post", os.path.join(WORK, "signed-1.pdf"))
     ident2, frames = start(kiosk, "doc2-start", (doc2 or {}).get("id", "none"), "witness", "none", "Witness, please sign")
+    page_shown(kiosk, ident2, 1, 2)
+    time.sleep(0.1)
+    touch.tap(*buttons["Sign"])
     signing_view(kiosk, ident2, "witness")
     shot("doc2-signing-view", frames_above=frames)
     time.sleep(0.1)
@@ -168,5 +175,7 @@ def document_session(binary, pen, touch):
         interrupted.append(ident3)
     with open(os.path.join(WORK, "doc-interrupted.txt"), "w") as f:
         f.write("\n".join(interrupted) + "\n")
+    # The first signed PDF was never on the disk: after the restarts it is gone.
+    api("doc-pdf-after-restart", f"{API}/signatures/{ident}/pdf")
     shot("doc-after-kill")
     kiosk.stop()

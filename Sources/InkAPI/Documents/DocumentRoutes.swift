@@ -44,7 +44,7 @@ extension SignatureRoutes {
     /// against the PDF's pages and fields, then the desk hands the kiosk a `DocumentToSign`.
     func start(_ body: StartBody, on id: String) throws(APIProblem) -> Answer {
         guard let store = documents else { throw APIProblem(.notFound, "this kiosk keeps no documents") }
-        let desk = self.desk
+        let (desk, policy) = (self.desk, self.policy)
         return Self.later { () async throws(APIProblem) -> APIResponse in
             // Held until the desk has it: a DELETE meanwhile is 409, and no eviction takes it.
             try await store.holding(id) { () async throws(APIProblem) -> APIResponse in
@@ -61,9 +61,10 @@ extension SignatureRoutes {
                 do { spot = try signable.place(of: target) } catch {
                     throw APIProblem(.badRequest, "document \(id): \((error as? PDFError)?.message ?? "\(error)")")
                 }
+                // The kiosk's minimum review and its lock (not a certification on a document signed already).
                 let document = DocumentToSign(id: id, path: store.path(of: id), sha256: record.sha256, pageCount: record.pages,
                                               target: target, pageIndex: spot.pageIndex, rect: spot.rect, pageBox: spot.pageBox,
-                                              review: body.review ?? StartBody.defaultReview)
+                                              review: policy.review(asked: body.review), lock: policy.lock.applicable(to: signable))
                 do throws(DeskError) {
                     return .json(.created, try desk.start(prompt: body.prompt, timeout: body.timeout, document: document))
                 } catch {

@@ -38,6 +38,8 @@ public final class SignatureAPIServer: Sendable {
     private let bound: Mutex<APIAddress>
     /// The host's PDFs (`/documents`); nil when no directory was given.
     private let documents: DocumentStore?
+    /// `[signature] min_review` and `document_lock`, applied to every request on a document.
+    private let documentPolicy: DocumentPolicy
 
     private enum Phase {
         case idle, starting
@@ -50,9 +52,11 @@ public final class SignatureAPIServer: Sendable {
     /// hosts, origins and unix-socket peers allowed. `log` gets what was refused and from where
     /// (last: a trailing closure is `onGiveUp`). `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
     /// tests lengthen it to act between a failure and the next listen. `documentsDirectory`:
-    /// where uploaded PDFs are kept (`[api] documents_dir`); nil: no `/documents`.
+    /// where uploaded PDFs are kept (`[api] documents_dir`); nil: no `/documents`. `documentPolicy`:
+    /// what the kiosk requires of their signing (`[signature] min_review`, `document_lock`).
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
-                access: APIAccess = APIAccess(), documentsDirectory: String? = nil, firstRetryPause: Duration = .milliseconds(10),
+                access: APIAccess = APIAccess(), documentsDirectory: String? = nil, documentPolicy: DocumentPolicy = DocumentPolicy(),
+                firstRetryPause: Duration = .milliseconds(10),
                 onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
                 log: Logger = Logger(label: "inkkiosk.api")) {
         self.desk = desk
@@ -63,6 +67,7 @@ public final class SignatureAPIServer: Sendable {
         requestAccess = RequestAccess(access: access, token: token, listening: address, limits: limits, log: log)
         self.firstRetryPause = firstRetryPause
         self.onGiveUp = onGiveUp
+        self.documentPolicy = documentPolicy
         gate = ConnectionGate(capacity: limits.maxConnections, perClient: limits.maxConnectionsPerClient)
         waits = WaitCount(limit: limits.maxWaits)
         recovery = Mutex(ListenerRecovery(firstPause: firstRetryPause))
@@ -197,7 +202,8 @@ public final class SignatureAPIServer: Sendable {
         let gate = self.gate
         let requestAccess = self.requestAccess
         let documents = self.documents
-        let routes = SignatureRoutes(desk: desk, waits: waits, longestWait: limits.longestWait, documents: documents)
+        let routes = SignatureRoutes(desk: desk, waits: waits, longestWait: limits.longestWait, documents: documents,
+                                     policy: documentPolicy)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -31,6 +31,7 @@ extension ScreenSettings {
             s.hosted = api.address != nil
             s.encryptTo = capture.encryptTo
             s.digitalSigner = capture.signWith
+            s.keepSignedPDF = capture.keepSignedPDF
             if api.address != nil {
                 s.documentReader = makePDFHelper()
                 s.documentLimits = Worksheet.Limits(maxMB: worksheets.maxMB, maxPages: worksheets.maxPages)

@@ -27,9 +27,9 @@ extension SignatureScreen {
         host = desk
         onFinished = { [weak desk, unowned self] id, outcome in
             switch outcome {
-            case .accepted(let paths, let samples):
+            case .accepted(let paths, let samples, let heldPDF):
                 let files = OutboxArchive.files(paths: paths, samples: samples, encryptedTo: self.settings.encryptTo?.fingerprint)
-                desk?.finish(id: id, state: .accepted, reason: nil, files: files)
+                desk?.finish(id: id, state: .accepted, reason: nil, files: files, heldPDF: heldPDF)
             case .cancelled(let reason):
                 desk?.finish(id: id, state: .cancelled, reason: reason, files: nil)
             case .timedOut(let reason):

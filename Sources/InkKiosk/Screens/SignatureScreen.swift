@@ -28,15 +28,18 @@ public final class SignatureScreen: KioskScreen {
         public var encryptTo: SealingKey? = nil
         /// Signs a document's update digitally (PAdES); nil: the ink alone.
         public var digitalSigner: (any DocumentSealer)? = nil
+        /// A signed PDF is written to the outbox; false: only handed to the host (`Outcome`).
+        public var keepSignedPDF = true
         /// Reads the host's documents (poppler, caged); nil: requests on documents are refused.
         public var documentReader: PDFHelper? = nil
         public var documentLimits = Worksheet.Limits()
         public init() {}
     }
 
-    /// How a host's request ended, for the host.
+    /// How a host's request ended, for the host. `heldPDF`: the signed PDF, when it is not
+    /// kept in the outbox (`keepSignedPDF` false), for the host to fetch from memory.
     public enum Outcome: Sendable, Equatable {
-        case accepted(paths: [String], samples: Int)
+        case accepted(paths: [String], samples: Int, heldPDF: [UInt8]?)
         case cancelled(reason: String)
         case timedOut(reason: String)
     }
@@ -89,7 +92,8 @@ public final class SignatureScreen: KioskScreen {
         self.request = request
         message = nil
         session = nil
-        context.log.info("signature \(request.id) requested\(request.document.map { " on document \($0.id), field '\($0.fieldName)'" } ?? "")")
+        let on = request.document.map { " on document \($0.id), field '\($0.fieldName)', review \($0.review.rawValue), lock \($0.lock.rawValue)" }
+        context.log.info("signature \(request.id) requested\(on ?? "")")
         if let document = request.document { open(document, context) }
     }
 
@@ -157,6 +161,7 @@ public final class SignatureScreen: KioskScreen {
         if let session, let box = session.box {
             draft.document = SignedOnScreen(document: session.document, shownIn: box, pagesShown: session.shown)
             draft.digitalSigner = settings.digitalSigner
+            draft.keepSignedPDF = settings.keepSignedPDF
         }
         let capture = draft
         // The files are written and synced elsewhere: the signer sees "Saving…", and the thank-you
@@ -165,12 +170,12 @@ public final class SignatureScreen: KioskScreen {
         message = Notice(settings.text.saving)
         let outbox = settings.outbox, samples = strokes.reduce(0) { $0 + $1.samples.count }
         let retention = settings.retention, forgetDurably = context.forgetSavedDurably
-        context.chores.run({ () -> (paths: [String], pruned: LogNote?, forgotten: Bool) in
-            let paths = try capture.write(to: outbox)
+        context.chores.run({ () -> (written: SignatureCapture.Written, pruned: LogNote?, forgotten: Bool) in
+            let written = try capture.store(in: outbox)
             // The capture is on disk: now its ink leaves the journal, on disk too, before the
             // thank-you. Else a power cut right after it brings the accepted ink back for the next signer.
             let forgotten = forgetDurably()
-            return (paths, retention.pruneNote(outbox, what: "captures"), forgotten)
+            return (written, retention.pruneNote(outbox, what: "captures"), forgotten)
         }) { [weak self] written in
             if case .success(let w) = written {
                 if let note = w.pruned { context.log.note(note) }
@@ -178,15 +183,16 @@ public final class SignatureScreen: KioskScreen {
                     context.log.warning("the journal was not emptied within 5 s of accepting \(name); its ink may come back after a power cut")
                 }
             }
-            let outcome = written.map(\.paths)
+            let outcome = written.map(\.written)
             guard let self else { return }
             saving = nil
             switch outcome {
-            case .success(let paths):
-                context.log.info("signature \(name): \(paths.count) files in \(outbox)")
+            case .success(let written):
+                let held = written.heldPDF.map { ", the signed PDF (\($0.count) bytes) held for the host" } ?? ""
+                context.log.info("signature \(name): \(written.paths.count) files in \(outbox)\(held)")
                 abandon(context)
                 message = Notice(settings.text.thanks)
-                finish(.accepted(paths: paths, samples: samples))
+                finish(.accepted(paths: written.paths, samples: samples, heldPDF: written.heldPDF))
             case .failure(let error):
                 // The ink stays on screen (and in the journal): accepting again may work.
                 message = Notice(UIText.format(settings.text.signatureNotSaved, StorageError.reason(error)), warning: true)

@@ -46,22 +46,41 @@ enum SignatureValidators {
         var bottomLine: Bool
         /// What later revisions changed, as pyHanko's diff analysis classes it ("NONE", "FORM_FILLING", …).
         var modificationLevel: String
+        /// Whether what later revisions changed is allowed by the locks in force (nil: not judged).
+        var docmdpOK: Bool?
+        /// The DocMDP level the signature sets ("NO_CHANGES", "FILL_FORMS", …; "None").
+        var docmdp: String
+        /// The catalog's /Perms /DocMDP names this signature: it certifies the document.
+        var certifies: Bool
+        /// Its FieldMDP lock: "ALL", "EXCLUDE:a,b", "INCLUDE:a"; "None".
+        var fieldLock: String
+        /// Why the diff analysis refused a later revision, if it did.
+        var refusal: String
     }
 
     static let pyHankoScript = """
         import sys
         from pyhanko.pdf_utils.reader import PdfFileReader
         from pyhanko.sign.validation import validate_pdf_signature
+        from pyhanko.sign.validation.pdf_embedded import read_certification_data
+        from pyhanko.sign.diff_analysis import SuspiciousModification
         from pyhanko_certvalidator import ValidationContext
         with open(sys.argv[1], 'rb') as f:
             reader = PdfFileReader(f, strict=False)
+            certification = read_certification_data(reader)
             for sig in reader.embedded_signatures:
                 context = ValidationContext(trust_roots=[sig.signer_cert], allow_fetching=False)
                 status = validate_pdf_signature(sig, signer_validation_context=context)
                 attributes = sorted(a['type'].native for a in sig.signer_info['signed_attrs'])
                 level = status.modification_level.name if status.modification_level is not None else 'None'
+                docmdp = sig.docmdp_level.name if sig.docmdp_level is not None else 'None'
+                certifies = certification is not None and certification.author_sig['/Contents'] == sig.sig_object['/Contents']
+                lock = sig.fieldmdp
+                lock = 'None' if lock is None else lock.action.name + (':' + ','.join(lock.fields) if lock.fields else '')
+                refusal = str(status.diff_result).replace('\\t', ' ').replace('\\n', ' ') if isinstance(status.diff_result, SuspiciousModification) else ''
                 print('\\t'.join([sig.field_name, str(sig.sig_object['/SubFilter']), str(status.intact),
-                                  str(status.valid), ','.join(attributes), str(status.bottom_line), level]))
+                                  str(status.valid), ','.join(attributes), str(status.bottom_line), level,
+                                  str(status.docmdp_ok), docmdp, str(certifies), lock, refusal]))
         """
 
     static func pyHanko(_ path: String) throws -> [PyHankoVerdict] {
@@ -72,7 +91,10 @@ enum SignatureValidators {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return PyHankoVerdict(field: f[0], subFilter: f.count > 1 ? f[1] : "", intact: f.count > 2 && f[2] == "True",
                                   valid: f.count > 3 && f[3] == "True", signedAttributes: f.count > 4 ? f[4].split(separator: ",").map(String.init) : [],
-                                  bottomLine: f.count > 5 && f[5] == "True", modificationLevel: f.count > 6 ? f[6] : "")
+                                  bottomLine: f.count > 5 && f[5] == "True", modificationLevel: f.count > 6 ? f[6] : "",
+                                  docmdpOK: f.count > 7 && f[7] != "None" ? f[7] == "True" : nil, docmdp: f.count > 8 ? f[8] : "",
+                                  certifies: f.count > 9 && f[9] == "True", fieldLock: f.count > 10 ? f[10] : "",
+                                  refusal: f.count > 11 ? f[11] : "")
         }
     }
 }
