@@ -284,8 +284,9 @@ public enum ConfigSchema {
                   + "goes in token_file, never in this file."),
         ConfigKey("token_file", .path, .unset("api.token next to [signature] outbox"),
                   "The bearer token every TCP request must send; made at the first start when missing (256 random bits, "
-                  + "64 hex characters, mode 0640). Under 128 bits or world-readable stops the kiosk. On the unix socket "
-                  + "a token is asked for only when this is written."),
+                  + "64 hex characters, mode 0640). Stops the kiosk: under 128 bits, readable by others, writable by group "
+                  + "or others, owned by a user other than the kiosk's or root, or in a directory another user owns or "
+                  + "may write to (unless sticky). On the unix socket a token is asked for only when this is written."),
         ConfigKey("token_group", .group, .unset("the kiosk's own group"), "The group that may read a token the kiosk makes."),
         ConfigKey("allowed_hosts", .strings(anyHostName), .unset("none"),
                   "Names a request's Host may carry besides the listening address, localhost, 127.0.0.1 and [::1]; "

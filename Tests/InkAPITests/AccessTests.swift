@@ -131,6 +131,63 @@ import InkAPIClient
         #expect { try BearerToken.loadOrCreate(path: weak) } throws: { "\($0)".contains("\(weak): the bearer token is too weak") }
         #expect { try BearerToken.loadOrCreate(path: "/nonexistent-dir/api.token") } throws: { "\($0)".contains("/nonexistent-dir") }
     }
+
+    /// Whoever can write the token decides who may ask: a file or a directory another user could
+    /// write to, or that another user owns, stops the kiosk at start with the path, the owner and the mode.
+    @Test func aTokenFileOthersCouldChangeIsRefused() throws {
+        let dir = NSTemporaryDirectory() + "inkkiosk-guard-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let secret = BearerToken.generate()
+        func file(_ name: String, mode: Int, in directory: String? = nil) -> String {
+            let path = "\(directory ?? dir)/\(name)"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8)))
+            #expect(chmod(path, mode_t(mode)) == 0)
+            return path
+        }
+        #expect(try BearerToken.load(path: file("good", mode: 0o640)).admits("Bearer \(secret)"))
+        let groupWritable = file("group-w", mode: 0o660)
+        #expect { try BearerToken.load(path: groupWritable) } throws: {
+            "\($0)".contains("\(groupWritable) may be written by its group (owner uid \(geteuid())") && "\($0)".contains("mode 660): chmod go-w")
+        }
+        let othersWritable = file("others-w", mode: 0o602)
+        #expect { try BearerToken.load(path: othersWritable) } throws: { "\($0)".contains("may be written by every user") }
+        // Another user's file: as root, one given to uid 4242; else ours, read by a kiosk of uid 4242.
+        let foreign = file("foreign", mode: 0o600)
+        let kiosk: UInt32 = geteuid() == 0 ? 0 : 4242
+        if geteuid() == 0 { #expect(chown(foreign, 4242, 4242) == 0) }
+        #expect { try BearerToken.load(path: foreign, kioskUser: kiosk) } throws: {
+            "\($0)".contains("\(foreign) belongs to uid \(geteuid() == 0 ? 4242 : geteuid())") && "\($0)".contains("not to the kiosk's user (uid \(kiosk)")
+                && "\($0)".contains("mode 600")
+        }
+        // A directory others may write to (not sticky): the file in it is refused, and none is made there.
+        let open = dir + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        #expect(chmod(open, 0o777) == 0)
+        let inOpen = file("api.token", mode: 0o600, in: open)
+        #expect { try BearerToken.load(path: inOpen) } throws: {
+            "\($0)".contains("its directory \(open) may be written by every user") && "\($0)".contains("mode 777")
+        }
+        #expect(unlink(inOpen) == 0)
+        #expect { try BearerToken.loadOrCreate(path: inOpen) } throws: { "\($0)".contains("its directory \(open) may be written") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty, "no token was made where others could replace it")
+        // Sticky, as /tmp: only an entry's owner may rename or remove it there.
+        #expect(chmod(open, 0o1777) == 0)
+        #expect(try BearerToken.loadOrCreate(path: inOpen).created)
+        // Group-writable, reached through a symbolic link from a directory that is fine: judged as it really is.
+        #expect(chmod(open, 0o770) == 0)
+        let link = dir + "/link"
+        #expect(symlink(open, link) == 0)
+        #expect { try BearerToken.load(path: link + "/api.token") } throws: { "\($0)".contains("its directory \(open) may be written by its group") }
+        if geteuid() == 0 {
+            // Root's kiosk, a directory of another user's: that user could swap the file.
+            let theirs = dir + "/theirs"
+            try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+            let inTheirs = file("api.token", mode: 0o600, in: theirs)
+            #expect(chown(theirs, 4242, 4242) == 0)
+            #expect { try BearerToken.load(path: inTheirs) } throws: { "\($0)".contains("its directory \(theirs) belongs to uid 4242") }
+        }
+    }
 }
 
 @Suite struct RateLimiterAndTallies {
