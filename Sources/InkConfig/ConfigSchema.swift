@@ -318,21 +318,24 @@ public enum ConfigSchema {
                   + "goes in token_file, never in this file."),
         ConfigKey("token_file", .path, .unset("api.token next to [signature] outbox"),
                   "The bearer token every TCP request must send; made at the first start when missing (256 random bits, "
-                  + "64 hex characters, mode 0640). Under 128 bits or world-readable stops the kiosk. On the unix socket "
-                  + "a token is asked for only when this is written."),
+                  + "64 hex characters, mode 0640). Stops the kiosk: under 128 bits, readable by others, writable by group "
+                  + "or others, owned by a user other than the kiosk's or root, or in a directory another user owns or "
+                  + "may write to (unless sticky). On the unix socket a token is asked for only when this is written."),
         ConfigKey("token_group", .group, .unset("the kiosk's own group"), "The group that may read a token the kiosk makes."),
         ConfigKey("allowed_hosts", .strings(anyHostName), .unset("none"),
                   "Names a request's Host may carry besides the listening address, localhost, 127.0.0.1 and [::1]; "
                   + "any other: 421 (DNS rebinding)."),
         ConfigKey("allowed_origins", .strings("origins such as \"https://pos.example\" (scheme, host, port; no path)"), .unset("none"),
-                  "Web pages that may ask; a request with any other Origin: 403."),
+                  "Web pages that may ask; a request with any other Origin, or a browser's (Sec-Fetch-*) without a listed "
+                  + "Origin: 403."),
         ConfigKey("socket_users", .accounts("users"), .unset("root and the kiosk's own user"),
                   "Who may connect to the unix socket; others are closed (403) and logged. Replaces the default."),
         ConfigKey("socket_groups", .accounts("groups"), .unset("none"), "… and the members of these groups."),
         ConfigKey("documents_dir", .path, .unset("documents next to [signature] outbox"),
                   "Where hosts' PDFs to sign are kept (made 0700)."),
         ConfigKey("max_connections", .integer(APILimits.connectionsRange), .integer(apiLimits.maxConnections),
-                  "Connections open at once; one more: 503 and closed at once."),
+                  "Connections open at once. When all are taken, one that has not shown the token (a refused one, else "
+                  + "the oldest, of the client holding the most) is closed for a newcomer; only when all have: 503."),
         ConfigKey("request_timeout", .number(APILimits.requestTimeoutRange), .number(apiLimits.requestTimeout),
                   "Seconds to send a whole request (line, headers, body); else 408 and closed."),
         ConfigKey("idle_timeout", .number(APILimits.idleTimeoutRange), .number(apiLimits.idleTimeout),
@@ -347,11 +350,14 @@ public enum ConfigSchema {
         ConfigKey("longest_wait", .number(APILimits.longestWaitRange), .number(apiLimits.longestWait),
                   "Seconds a ?wait= may hold its connection; a longer wait is cut to it."),
         ConfigKey("max_connections_per_client", .integer(APILimits.perClientRange), .integer(apiLimits.maxConnectionsPerClient),
-                  "Open at once from one client (IP address; user on the unix socket): 503. At most max_connections."),
+                  "Open at once from one client (IP address; user on the unix socket). When all are taken, its oldest "
+                  + "that has not shown the token is closed for a newcomer (every local program is 127.0.0.1: none can "
+                  + "hold the host's slots); one that has keeps its slot; only when all have: 503. At most max_connections."),
         ConfigKey("auth_failures", .integer(APILimits.authFailuresRange), .integer(apiLimits.authFailures),
-                  "Wrong tokens from one client within auth_failure_window: then 429."),
+                  "Wrong tokens from one client within auth_failure_window: then its wrong tokens get 429. A missing "
+                  + "token is never counted, and the right one is always served."),
         ConfigKey("auth_failure_window", .number(APILimits.authWindowRange), .number(apiLimits.authFailureWindow),
-                  "Seconds; a client held off gets 429 with Retry-After for this long."),
+                  "Seconds; a client held off gets 429 with Retry-After for a wrong token for this long."),
         ConfigKey("auth_clients_tracked", .integer(APILimits.authClientsRange), .integer(apiLimits.authClientsTracked),
                   "Clients whose wrong tokens are remembered (the oldest go first)."),
     ])

@@ -44,29 +44,55 @@ private func get(_ path: String, keepAlive: Bool = true) -> String {
 /// sends: every one is answered with its status (or the connection closed), and the server
 /// answers a good request afterwards.
 @Suite(.serialized) struct APILimitsOverTheWire {
+    /// With every slot held by a connection that was served (no token is asked here: a served
+    /// request is the proof), one more is answered 503 and closed at once.
     @Test(arguments: Transport.allCases)
     func oneConnectionTooManyIsRefusedAtOnce(_ transport: Transport) async throws {
         var limits = APILimits()
         limits.maxConnections = 4
         try await withServer(transport, limits) { address, server in
             let status = try await blocking {
-                let idle = try (0..<4).map { _ in try BlockingClient(address) }
-                // The four are counted once the server has accepted them.
-                for _ in 0..<2000 where server.connections.open < 4 { usleep(5_000) }
+                let served = try (0..<4).map { _ in try BlockingClient(address) }
+                let answered = served.map { client in client.send(get("/health")); return client.response()?.status }
                 let fifth = try BlockingClient(address)
                 let refused = fifth.response()
                 let closed = fifth.closedByServer()
-                idle[0].close()
+                served[0].close()
                 for _ in 0..<2000 where server.connections.open > 3 { usleep(5_000) }
                 let next = try BlockingClient(address)
                 next.send(get("/health"))
-                return (refused?.status, refused?.headers["retry-after"], closed, next.response()?.status, server.connections.refused)
+                return (answered, refused?.status, refused?.headers["retry-after"], closed, next.response()?.status, server.connections.refused)
             }
-            #expect(status.0 == 503, "the fifth connection is answered 503")
-            #expect(status.1 == "1")
-            #expect(status.2, "and closed")
-            #expect(status.3 == 200, "a place freed is a place for the next client")
-            #expect(status.4 == 1)
+            #expect(status.0 == [200, 200, 200, 200])
+            #expect(status.1 == 503, "the fifth connection is answered 503")
+            #expect(status.2 == "1")
+            #expect(status.3, "and closed")
+            #expect(status.4 == 200, "a place freed is a place for the next client")
+            #expect(status.5 == 1)
+        }
+    }
+
+    /// Connections that never sent a request make room: the oldest is closed for the newcomer,
+    /// and the open ones never exceed the limit.
+    @Test(arguments: Transport.allCases)
+    func silentConnectionsMakeRoomForANewcomer(_ transport: Transport) async throws {
+        var limits = APILimits()
+        limits.maxConnections = 4
+        try await withServer(transport, limits) { address, server in
+            let outcome = try await blocking {
+                var silent: [BlockingClient] = []
+                for n in 1...4 {
+                    silent.append(try BlockingClient(address))
+                    for _ in 0..<2000 where server.connections.open < n { usleep(5_000) }
+                }
+                let newcomer = try BlockingClient(address)
+                newcomer.send(get("/health"))
+                let answer = newcomer.response()?.status
+                return (answer, silent[0].closedByServer(), server.connections.open, server.evicted, silent.count)
+            }
+            #expect(outcome.0 == 200)
+            #expect(outcome.1, "the oldest silent one was closed")
+            #expect(outcome.2 <= 4 && outcome.3 == 1 && server.connections.refused == 0)
         }
     }
 

@@ -3,12 +3,13 @@ import InkCore
 import InkLoop
 
 /// Who may use the API, judged on each request's head before its body is read (`[api]
-/// allowed_hosts`, `allowed_origins`, `socket_users`, `socket_groups`; docs/API.md, "Who may ask",
-/// "Who may ask"). Only decisions here, no I/O: the tests drive every case.
+/// allowed_hosts`, `allowed_origins`, `socket_users`, `socket_groups`; docs/API.md, "Who may ask").
+/// Only decisions here, no I/O: the tests drive every case.
 ///
 /// A web page the kiosk's browser (or any browser on the POS machine) opens must not reach the
 /// API: DNS rebinding points a name of the attacker's at 127.0.0.1, so the browser sends that
-/// name as `Host` (421); a page's `fetch` or form sends its `Origin` (403); a "simple" request
+/// name as `Host` (421); every request a browser makes carries `Sec-Fetch-*` headers (403, before
+/// anything else); a page's `fetch` or form sends its `Origin` (403); a "simple" request
 /// a browser sends without asking first carries `text/plain` or a form type, never JSON (415).
 public struct APIAccess: Sendable, Equatable {
     /// Names (or IP literals) a request's `Host` may carry besides the listening address and
@@ -86,6 +87,17 @@ public struct APIAccess: Sendable, Equatable {
         guard let origin else { return true }
         let given = Self.normalizedOrigin(origin)
         return allowedOrigins.contains { Self.normalizedOrigin($0) == given }
+    }
+
+    /// The `Sec-Fetch-*` header that shows a browser made the request, when it is refused; nil
+    /// when none is there, or the page's `Origin` is in `allowed_origins`. Browsers add these
+    /// headers (Fetch Metadata) to every request they make, an image's or a form's too, and no
+    /// page's script can leave them out; no POS program sends them. They are judged first: a
+    /// page's request never reaches the token's count or a route.
+    public func refusedBrowserHeader(_ names: some Sequence<String>, origin: String?) -> String? {
+        guard let found = names.first(where: { $0.lowercased().hasPrefix("sec-fetch-") }) else { return nil }
+        if let origin, !allowedOrigins.isEmpty, originAllowed(origin) { return nil }
+        return found
     }
 
     /// True for `application/json`, with parameters (`; charset=utf-8`) or not, in any case.

@@ -67,9 +67,10 @@ public struct BearerToken: Sendable {
     }
 
     /// The file's contents, without the line end an editor adds. Refused when the file is
-    /// world-readable (mode o+r): then every local user could act as the POS; and when the
-    /// token is too weak (`weakness`).
-    public static func load(path: String) throws -> BearerToken {
+    /// world-readable (mode o+r): then every local user could act as the POS; when another user
+    /// could change it or put another in its place (`checkGuarded`); and when the token is too
+    /// weak (`weakness`).
+    public static func load(path: String, kioskUser: UInt32 = UInt32(geteuid())) throws -> BearerToken {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemCallError("open the [api] token_file", path: path) }
         let handle = OwnedFileDescriptor(fd)
@@ -77,9 +78,10 @@ public struct BearerToken: Sendable {
         guard fstat(fd, &info) == 0 else { throw SystemCallError("stat the [api] token_file", path: path) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw APISetupError("[api] token_file \(path) is not a regular file") }
         if info.st_mode & S_IROTH != 0 {
-            throw APISetupError("[api] token_file \(path) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
+            throw APISetupError("[api] token_file \(path) is readable by every user (mode \(octal(info.st_mode))): "
                              + "chmod o-rwx \(path)")
         }
+        try checkGuarded(path: path, file: info, kioskUser: kioskUser)
         let data: Data
         do { data = try handle.readToEnd() ?? Data() } catch { throw APISetupError("[api] token_file \(path): cannot read it: \(error)") }
         let text = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
@@ -87,13 +89,75 @@ public struct BearerToken: Sendable {
         do { return try BearerToken(text) } catch { throw APISetupError("[api] token_file \(path): \(error)") }
     }
 
+    /// Refuses a token file another user could change or replace: one not owned by the kiosk's
+    /// user or root, or writable by its group or by others; or one in a directory (or below one,
+    /// up to `/`) that is not the kiosk's user's or root's, or that its group or others may write
+    /// to without the sticky bit (in a sticky directory such as /tmp only an entry's owner may
+    /// rename or remove it). Whoever can write the token decides who may ask for signatures.
+    static func checkGuarded(path: String, file: stat, kioskUser: UInt32) throws {
+        let trusted = "the kiosk's user (\(account(kioskUser))) or root"
+        if file.st_uid != 0 && file.st_uid != uid_t(kioskUser) {
+            throw APISetupError("[api] token_file \(path) belongs to \(account(UInt32(file.st_uid))), not to \(trusted) "
+                                + "(mode \(octal(file.st_mode))): that user could change the token; chown \(accountName(kioskUser) ?? String(kioskUser)) \(path)")
+        }
+        if file.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            throw APISetupError("[api] token_file \(path) may be written by \(file.st_mode & S_IWOTH != 0 ? "every user" : "its group") "
+                                + "(owner \(account(UInt32(file.st_uid))), mode \(octal(file.st_mode))): chmod go-w \(path)")
+        }
+        try checkDirectories(of: path, kioskUser: kioskUser)
+    }
+
+    /// The directories above a token file (as they really are: symbolic links followed), up to
+    /// `/`: each must be the kiosk's user's or root's, and not open to writing by its group or
+    /// others unless sticky.
+    static func checkDirectories(of path: String, kioskUser: UInt32) throws {
+        let trusted = "the kiosk's user (\(account(kioskUser))) or root"
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        guard let resolved = realpath(parent, nil) else { throw SystemCallError("find the directory of the [api] token_file", path: parent) }
+        var directory = String(cString: resolved)
+        free(resolved)
+        while true {
+            var info = stat()
+            guard stat(directory, &info) == 0 else { throw SystemCallError("stat a directory above the [api] token_file", path: directory) }
+            if info.st_uid != 0 && info.st_uid != uid_t(kioskUser) {
+                throw APISetupError("[api] token_file \(path): its directory \(directory) belongs to \(account(UInt32(info.st_uid))), "
+                                    + "not to \(trusted) (mode \(octal(info.st_mode))): that user could put another token in its place")
+            }
+            if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && info.st_mode & S_ISVTX == 0 {
+                throw APISetupError("[api] token_file \(path): its directory \(directory) may be written by "
+                                    + "\(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (owner \(account(UInt32(info.st_uid))), "
+                                    + "mode \(octal(info.st_mode))), who could put another token in its place: chmod go-w \(directory)")
+            }
+            guard directory != "/", let slash = directory.lastIndex(of: "/") else { return }
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+        }
+    }
+
+    /// `uid 1001 (pos)`, or `uid 1001` for a user the system does not name.
+    static func account(_ uid: UInt32) -> String {
+        accountName(uid).map { "uid \(uid) (\($0))" } ?? "uid \(uid)"
+    }
+
+    static func accountName(_ uid: UInt32) -> String? {
+        var entry = passwd()
+        var storage = [CChar](repeating: 0, count: 4096)
+        var found: UnsafeMutablePointer<passwd>?
+        guard getpwuid_r(uid_t(uid), &entry, &storage, storage.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
+
+    static func octal(_ mode: mode_t) -> String { String(mode & 0o7777, radix: 8) }
+
     /// The token in `path`; when there is no such file, a new one written there atomically (a
     /// hidden temporary file, synced, then linked into place: a reader never finds half a
     /// token, and a token made at the same moment by another start is not overwritten), mode
     /// 0640 and, with `group`, owned by that group: root and the group's members may read it.
-    public static func loadOrCreate(path: String, group: UInt32? = nil) throws -> (token: BearerToken, created: Bool) {
-        if access(path, F_OK) == 0 || errno != ENOENT { return (try load(path: path), false) }
+    public static func loadOrCreate(path: String, group: UInt32? = nil,
+                                    kioskUser: UInt32 = UInt32(geteuid())) throws -> (token: BearerToken, created: Bool) {
+        if access(path, F_OK) == 0 || errno != ENOENT { return (try load(path: path, kioskUser: kioskUser), false) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        // Not where another user could put a token of theirs in its place later.
+        try checkDirectories(of: path, kioskUser: kioskUser)
         let token = generate()
         var template = Array("\(directory)/.api.token.XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -115,7 +179,7 @@ public struct BearerToken: Sendable {
             _ = handle
         }
         if link(temporary, path) != 0 {
-            if errno == EEXIST { return (try load(path: path), false) }   // another start made one: that one counts
+            if errno == EEXIST { return (try load(path: path, kioskUser: kioskUser), false) }   // another start made one: that one counts
             // A file system without hard links: rename, which replaces (nothing is there to replace).
             guard rename(temporary, path) == 0 else { throw SystemCallError("put the new [api] token_file \(temporary) in place (rename) of", path: path) }
         } else {

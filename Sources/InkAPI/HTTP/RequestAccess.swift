@@ -17,9 +17,12 @@ struct Caller: Sendable {
 }
 
 /// The checks every request's head passes before its body is read or a route sees it (docs/API.md,
-/// "Who may ask"): `Host` (421), `Origin` (403), too many wrong tokens from its client (429),
-/// the bearer token (401), a JSON body (415). A refusal closes the connection; each is logged
-/// with the client, at its 1st, 10th, 100th… time (a storm does not flood the journal).
+/// "Who may ask"): a browser's `Sec-Fetch-*` headers (403, first of all), `Host` (421), `Origin`
+/// (403), the bearer token (401; 429 for a wrong one from a client that sent too many), a JSON
+/// body (415). The right token always passes, and a missing one is never counted: nothing a web
+/// page or another local program sends can lock the host out. A refusal closes the connection;
+/// each is logged with the client, at its 1st, 10th, 100th… time per kind and client (a storm
+/// does not flood the journal, whatever values it varies).
 final class RequestAccess: Sendable {
     let access: APIAccess
     let token: BearerToken?
@@ -44,8 +47,18 @@ final class RequestAccess: Sendable {
 
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// The refusal for this head, or nil when the request may go on.
-    /// `pdfUpload`: the request is `POST /documents`, whose body is a PDF, not JSON.
+    /// 403 for a request a browser made (a `Sec-Fetch-*` header, and no `Origin` in
+    /// `allowed_origins`): judged before anything else, its size too.
+    func judgeBrowser(_ head: HTTPRequestHead, from caller: Caller) -> APIResponse? {
+        guard let header = access.refusedBrowserHeader(head.headers.lazy.map(\.name), origin: head.headers.first(name: "Origin")) else {
+            return nil
+        }
+        return refuse(.forbidden, "requests a browser makes (\(header)) are refused: a web page may not use the kiosk's API "
+                      + "(a page that must goes in [api] allowed_origins)", caller, kind: "browser", shown: "a browser's \(header)")
+    }
+
+    /// The refusal for this head, or nil when the request may go on (`judgeBrowser` has passed it,
+    /// and its length). `pdfUpload`: the request is `POST /documents`, whose body is a PDF, not JSON.
     func judge(_ head: HTTPRequestHead, hasBody: Bool, from caller: Caller, pdfUpload: Bool = false) -> APIResponse? {
         let headers = head.headers
         if caller.overTCP {
@@ -57,57 +70,79 @@ final class RequestAccess: Sendable {
                 return refuse(.badRequest, "an HTTP/1.1 request must name its Host", caller, kind: "no Host")
             case .refused(let why):
                 return refuse(.misdirectedRequest, "Host \(why): the API answers only requests addressed to it "
-                              + "(a web page reaching it through DNS rebinding is refused)", caller, kind: "Host \(host ?? "")")
+                              + "(a web page reaching it through DNS rebinding is refused)", caller, kind: "Host", shown: "Host \(host ?? "")")
             }
         }
         if let origin = headers.first(name: "Origin"), !access.originAllowed(origin) {
             return refuse(.forbidden, "requests from web pages (Origin: \(origin)) are refused; "
-                          + "a page that must ask goes in [api] allowed_origins", caller, kind: "Origin \(origin)")
+                          + "a page that must ask goes in [api] allowed_origins", caller, kind: "Origin", shown: "Origin \(origin)")
         }
-        if let token {
-            if let wait = limiter.withLock({ $0.retryAfter(caller.key, now: Self.now()) }) {
-                var response = refuse(.tooManyRequests, "too many wrong bearer tokens from \(caller.key): try again in "
-                                      + "\(Int(wait.rounded(.up))) s ([api] auth_failures, auth_failure_window)", caller, kind: "rate limited")
-                response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
-                return response
-            }
-            if !token.admits(headers.first(name: "Authorization")) {
-                let given = headers.first(name: "Authorization") == nil ? "missing" : "wrong"
-                let blocked = limiter.withLock { $0.failed(caller.key, now: Self.now()) }
-                var response = refuse(.unauthorized, "missing or wrong bearer token: send Authorization: Bearer <the token in [api] token_file>",
-                                      caller, kind: "\(given) token" + (blocked == nil ? "" : "; its client is now held off for \(Int(blocked ?? 0)) s"))
-                response.headers.append(("WWW-Authenticate", #"Bearer realm="inkkiosk""#))
-                return response
-            }
-        }
+        if let token, let refusal = judgeToken(token, headers.first(name: "Authorization"), caller) { return refusal }
         let contentType = headers.first(name: "Content-Type")
         if pdfUpload {
             guard APIAccess.isPDF(contentType) else {
                 return refuse(.unsupportedMediaType, "POST /documents takes the PDF itself as the body: send Content-Type: application/pdf "
-                              + "(got \(contentType.map { "'\($0)'" } ?? "none"))", caller, kind: "Content-Type \(contentType ?? "none") on /documents")
+                              + "(got \(contentType.map { "'\($0)'" } ?? "none"))", caller, kind: "Content-Type on /documents",
+                              shown: "Content-Type \(contentType ?? "none") on /documents")
             }
             return nil
         }
         if !APIAccess.contentTypeAcceptable(method: head.method.rawValue, contentType: contentType, hasBody: hasBody) {
             return refuse(.unsupportedMediaType, "a \(head.method.rawValue) body must be JSON: send Content-Type: application/json "
-                          + "(got \(contentType.map { "'\($0)'" } ?? "none"); only POST /documents takes application/pdf)", caller, kind: "Content-Type \(contentType ?? "none")")
+                          + "(got \(contentType.map { "'\($0)'" } ?? "none"); only POST /documents takes application/pdf)", caller,
+                          kind: "Content-Type", shown: "Content-Type \(contentType ?? "none")")
         }
         return nil
     }
 
-    private func refuse(_ status: HTTPResponseStatus, _ message: String, _ caller: Caller, kind: String) -> APIResponse {
+    /// The token, in this order: none sent is 401, never counted (a page's image, a program that
+    /// forgot it); the right one passes, also from a client held off; only a wrong one counts
+    /// towards `auth_failures`, and only a wrong one is answered 429 while its client is held off.
+    /// A guesser is slowed by nothing here: the token's 128 bits or more are what stop it.
+    private func judgeToken(_ token: BearerToken, _ authorization: String?, _ caller: Caller) -> APIResponse? {
+        let how = "send Authorization: Bearer <the token in [api] token_file>"
+        guard let authorization else {
+            return unauthorized("missing or wrong bearer token (none was sent): \(how)", caller, kind: "missing token")
+        }
+        if token.admits(authorization) { return nil }
+        if let wait = limiter.withLock({ $0.retryAfter(caller.key, now: Self.now()) }) {
+            let seconds = Int(wait.rounded(.up))
+            var response = refuse(.tooManyRequests, "too many wrong bearer tokens from \(caller.key): a wrong one is refused for "
+                                  + "\(seconds) s more ([api] auth_failures, auth_failure_window); the right token is served", caller,
+                                  kind: "held off", shown: "wrong token from a client held off")
+            response.headers.append(("Retry-After", String(seconds)))
+            return response
+        }
+        let blocked = limiter.withLock { $0.failed(caller.key, now: Self.now()) }
+        // The one that holds its client off is a kind of its own: logged the first time, whatever the count.
+        return unauthorized("missing or wrong bearer token: \(how)", caller,
+                            kind: "wrong token" + (blocked.map { "; its client's wrong tokens now get 429 for \(Int($0)) s" } ?? ""))
+    }
+
+    private func unauthorized(_ message: String, _ caller: Caller, kind: String) -> APIResponse {
+        var response = refuse(.unauthorized, message, caller, kind: kind)
+        response.headers.append(("WWW-Authenticate", #"Bearer realm="inkkiosk""#))
+        return response
+    }
+
+    /// Counts and logs a refusal. `kind` is what the log counts by (with the client); `shown` (the
+    /// kind with the value this request sent: a Host, an Origin) is what the line says: a storm
+    /// that varies the value is still logged at its 1st, 10th, 100th… time, not at every request.
+    private func refuse(_ status: HTTPResponseStatus, _ message: String, _ caller: Caller, kind: String, shown: String? = nil) -> APIResponse {
         counts.withLock { $0[Int(status.code), default: 0] += 1 }
-        note("refused \(status.code) (\(kind)) from \(caller.key)", detail: caller.description)
+        note("refused \(status.code) (\(shown ?? kind)) from \(caller.key)", key: "refused \(status.code) \(kind) \(caller.key)",
+             detail: caller.description)
         return APIResponse.error(status, message)
     }
 
-    /// Logs `line` at its 1st, 10th, 100th… time (per what and whom, in a table of at most 256),
-    /// with `detail` (the client's port, pid).
-    func note(_ line: String, detail: String = "") {
+    /// Logs `line` at its 1st, 10th, 100th… time (counted by `key`, the line itself when nil, in
+    /// a table of at most 256), with `detail` (the client's port, pid).
+    func note(_ line: String, key: String? = nil, detail: String = "") {
+        let key = key ?? line
         let n = logged.withLock { table -> Int in
-            if table.count >= 256 && table[line] == nil { table.removeAll() }
-            table[line, default: 0] += 1
-            return table[line] ?? 1
+            if table.count >= 256 && table[key] == nil { table.removeAll() }
+            table[key, default: 0] += 1
+            return table[key] ?? 1
         }
         var power = 1
         while power < n { power *= 10 }

@@ -28,12 +28,15 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let limits: APILimits
+    /// The connection's place among the open ones: a refused connection is the first to go.
+    private let slot: ConnectionSlot?
     private var phase = Phase.between(fresh: true)
     private var clock: Scheduled<Void>?
     private var context: ChannelHandlerContext?
 
-    init(limits: APILimits) {
+    init(limits: APILimits, slot: ConnectionSlot? = nil) {
         self.limits = limits
+        self.slot = slot
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -123,6 +126,7 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         guard let context, context.channel.isActive else { return }
         if case .closing = phase { return }
         phase = .closing
+        slot?.closing()
         stopClock()
         if let response {
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: response.serialized())), promise: nil)

@@ -14,6 +14,9 @@ final class RequestHandler: ChannelInboundHandler {
     private let guardian: RequestGuard
     private let access: RequestAccess
     private let caller: Caller
+    /// Told when a request passed the checks: the connection then keeps its slot.
+    private let slot: ConnectionSlot?
+    private var proven = false
     private let maxBody: Int
     /// Where `POST /documents` bodies go (streamed, up to `[limits] document_mb`); nil: no documents.
     private let documents: DocumentStore?
@@ -24,12 +27,13 @@ final class RequestHandler: ChannelInboundHandler {
     /// The routes' task for the request in hand: cancelled if the client goes (its long poll ends).
     private var answering: Task<Void, Never>?
 
-    init(routes: SignatureRoutes, guardian: RequestGuard, access: RequestAccess, caller: Caller, maxBody: Int,
-         documents: DocumentStore? = nil) {
+    init(routes: SignatureRoutes, guardian: RequestGuard, access: RequestAccess, caller: Caller, slot: ConnectionSlot? = nil,
+         maxBody: Int, documents: DocumentStore? = nil) {
         self.routes = routes
         self.guardian = guardian
         self.access = access
         self.caller = caller
+        self.slot = slot
         self.maxBody = maxBody
         self.documents = documents
     }
@@ -45,6 +49,13 @@ final class RequestHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
             dropUpload()
+            // A browser's request is refused before anything else, its size too.
+            if let refusal = access.judgeBrowser(requestHead, from: caller) {
+                head = nil
+                body = Data()
+                guardian.refuse(refusal)
+                return
+            }
             // Only POST /documents takes a PDF, and a body that large; everything else is JSON within max_body_bytes.
             let isUpload = documents != nil && requestHead.method == .POST
                 && requestHead.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] == "/documents"
@@ -62,6 +73,10 @@ final class RequestHandler: ChannelInboundHandler {
                 body = Data()
                 guardian.refuse(refusal)
                 return
+            }
+            if !proven {
+                proven = true
+                slot?.proven()
             }
             if isUpload, let documents {
                 do throws(APIProblem) { upload = try DocumentUpload(for: documents) } catch {

@@ -84,6 +84,8 @@ public final class SignatureAPIServer: Sendable {
     public var connections: (open: Int, refused: Int) { (gate.count, gate.refused) }
     /// Connections refused for being over `maxConnectionsPerClient` since the start.
     public var refusedPerClient: Int { gate.refusedPerClient }
+    /// Connections that had not shown the token, closed to make room for a newcomer, since the start.
+    public var evicted: Int { gate.evicted }
     /// Requests refused by status code (400, 401, 403, 415, 421, 429) since the start.
     public var refusals: [Int: Int] { requestAccess.refusals }
 
@@ -196,7 +198,8 @@ public final class SignatureAPIServer: Sendable {
     }
 
     /// A listening channel on `address` whose connections each get the guard, the HTTP codec
-    /// and the routes, or one 503 when there are too many.
+    /// and the routes (perhaps in the place of one that had not shown the token), or one 503
+    /// when every slot is held by one that has.
     private func bind(_ address: APIAddress, on group: MultiThreadedEventLoopGroup) async throws -> any Channel {
         let limits = self.limits
         let gate = self.gate
@@ -223,22 +226,34 @@ public final class SignatureAPIServer: Sendable {
                                                                     + "(\(peer.description)): [api] socket_users and socket_groups say who may")))
                         return
                     }
-                    if let refusal = gate.admit(channel, client: caller.key) {
-                        if refusal == .perClient {
-                            requestAccess.note("refused a connection from \(caller.key): \(limits.maxConnectionsPerClient) are open "
-                                               + "([api] max_connections_per_client)")
-                        }
+                    let slot: ConnectionSlot
+                    switch gate.admit(channel, client: caller.key) {
+                    case .refused(let refusal):
+                        requestAccess.note(refusal == .perClient
+                            ? "refused a connection from \(caller.key): \(limits.maxConnectionsPerClient) are open and have shown the token "
+                                + "([api] max_connections_per_client)"
+                            : "refused a connection from \(caller.key): \(limits.maxConnections) are open and have shown the token "
+                                + "([api] max_connections)")
                         try pipeline.addHandler(RefuseAtOnce.overCapacity(refusal, capacity: limits.maxConnections,
                                                                           perClient: limits.maxConnectionsPerClient, client: caller.key))
                         return
+                    case .admitted(let admitted, let evicted):
+                        slot = admitted
+                        if let evicted {
+                            let which = evicted.entry.standing == .closing ? "a refused connection" : "a connection that had not shown the token"
+                            let limit = evicted.limit == .perClient ? "its \(limits.maxConnectionsPerClient) ([api] max_connections_per_client)"
+                                : "the server's \(limits.maxConnections) ([api] max_connections)"
+                            requestAccess.note("closed \(which) from \(evicted.entry.client) to make room for one from \(caller.key) "
+                                               + "(\(limit) were open)")
+                        }
                     }
-                    let guardian = RequestGuard(limits: limits)
+                    let guardian = RequestGuard(limits: limits, slot: slot)
                     try pipeline.addHandler(guardian)
                     // The decoder answers what it cannot parse (a negative Content-Length…) with 400;
                     // the pipelining helper keeps one request at a time in the routes' hands.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
                     try pipeline.addHandler(RequestHandler(routes: routes, guardian: guardian, access: requestAccess, caller: caller,
-                                                           maxBody: limits.maxBodyBytes, documents: documents))
+                                                           slot: slot, maxBody: limits.maxBodyBytes, documents: documents))
                 }
             }
         switch address {
