@@ -38,17 +38,12 @@ public enum InkSigning {
                 throw PDFError.refused("the field '\(name)' has its widget written into its parent, where it cannot be replaced")
             }
             var dictionary = try update.dictionary(.reference(widgetReference), what: "the widget of '\(name)'")
-            // /P only where the update puts the widget on its page: a widget its page lists already
-            // keeps its keys (a validator judging what a later update changed allows the appearance,
-            // not a new /P, after a first signature).
-            let listed = widget.pageIndex.map { signable.pages[$0].annotations.contains(widgetReference) } ?? true
-            show(appearance, in: &dictionary, page: listed ? nil : widget.pageIndex.map { signable.pages[$0].reference })
+            // A signature widget is on exactly one page's /Annots (the reader refuses others), so
+            // it keeps its keys: a validator judging what a later update changed allows the
+            // appearance, not a new /P, after a first signature.
+            show(appearance, in: &dictionary, page: nil)
             if !associated.isEmpty { dictionary["AF"] = .array((try document.array(dictionary["AF"]) ?? []) + associated) }
             try update.set(widgetReference, .dictionary(dictionary))
-            // A widget only its /P puts on a page is not drawn there: the page lists it too.
-            if let index = widget.pageIndex, !signable.pages[index].annotations.contains(widgetReference) {
-                try addAnnotation(widgetReference, to: signable.pages[index], in: &update)
-            }
             if let signatureValue {
                 guard let fieldReference = field.reference else {
                     throw PDFError.refused("the field '\(name)' is written into its parent, where its value cannot be set")
