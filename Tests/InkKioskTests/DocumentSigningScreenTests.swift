@@ -114,19 +114,7 @@ import InkWorksheetTestSupport
         var document = try contract()
         document.review = .none
         document.lock = .certifyFormFilling
-        let (booth, screen) = try booth()
-        var settings = screen.settings
-        settings.digitalSigner = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
-        let signing = SignatureScreen(settings: settings, metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
-        let desk = try SignatureDesk(defaultTimeout: nil)
-        signing.serve(desk)
-        let booth2 = try Booth(screen: signing, like: booth)
-        let request = try desk.start(prompt: "Sign here", timeout: nil, document: document)
-        try booth2.frame()
-        let box = try #require(signing.session?.box, "straight to the signing view")
-        try booth2.draw([Point(box.minX + 80, box.maxY - 60), Point(box.minX + 400, box.minY + 50), Point(box.maxX - 100, box.maxY - 80)])
-        try booth2.tap(.accept)
-        let status = try #require(desk.status(id: request.id))
+        let (desk, request, status, _) = try signedThroughTheDesk(document)
         let pdf = try #require(status.files?.pdf, "\(status)")
         #expect(status.state == .accepted && status.document?.sha256 == document.sha256 && status.document?.field == "customer")
         let pdfsig = try run(try #require(which("pdfsig"), "pdfsig (poppler-utils): run make deps"), [pdf])
@@ -148,20 +136,7 @@ import InkWorksheetTestSupport
     @Test func aSignedPDFNotKeptIsHeldForTheHostUntilAcknowledged() throws {
         var document = try contract()
         document.review = .none
-        let (booth, screen) = try booth()
-        var settings = screen.settings
-        settings.keepSignedPDF = false
-        settings.digitalSigner = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
-        let signing = SignatureScreen(settings: settings, metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
-        let desk = try SignatureDesk(defaultTimeout: nil, archive: OutboxArchive(outbox: settings.outbox, retention: Retention(keep: 10, maxAgeDays: 30)))
-        signing.serve(desk)
-        let booth2 = try Booth(screen: signing, like: booth)
-        let request = try desk.start(prompt: "Sign here", timeout: nil, document: document)
-        try booth2.frame()
-        let box = try #require(signing.session?.box, "straight to the signing view")
-        try booth2.draw([Point(box.minX + 80, box.maxY - 60), Point(box.minX + 400, box.minY + 50), Point(box.maxX - 100, box.maxY - 80)])
-        try booth2.tap(.accept)
-        let status = try #require(desk.status(id: request.id))
+        let (desk, request, status, settings) = try signedThroughTheDesk(document, keepSignedPDF: false, archived: true)
         let files = try #require(status.files, "\(status)")
         #expect(status.state == .accepted && files.pdf == nil)
         let names = try FileManager.default.contentsOfDirectory(atPath: files.directory).sorted()
@@ -178,6 +153,27 @@ import InkWorksheetTestSupport
         // The host has it: the capture leaves the outbox, and the PDF the kiosk's memory.
         _ = try desk.acknowledge(id: request.id)
         #expect(desk.heldPDF(id: request.id) == nil)
+    }
+
+    /// `document` signed through a desk, as the API hands it over, by a screen with the device's
+    /// identity: straight to the signing view (no review), a stroke, Accept.
+    private func signedThroughTheDesk(_ document: DocumentToSign, keepSignedPDF: Bool = true, archived: Bool = false) throws
+        -> (SignatureDesk, CaptureStatus, CaptureStatus, SignatureScreen.Settings) {
+        let (booth, screen) = try booth()
+        var settings = screen.settings
+        settings.keepSignedPDF = keepSignedPDF
+        settings.digitalSigner = try SigningIdentity.create(at: "\(dir)/device.pem", subject: "CN=Kiosk 7,O=Shop", days: 30)
+        let signing = SignatureScreen(settings: settings, metrics: ScreenMetrics(size: screenSize, pixelsPerMM: 4))
+        let archive: (any CaptureArchive)? = archived ? OutboxArchive(outbox: settings.outbox, retention: Retention(keep: 10, maxAgeDays: 30)) : nil
+        let desk = try SignatureDesk(defaultTimeout: nil, archive: archive)
+        signing.serve(desk)
+        let signer = try Booth(screen: signing, like: booth)
+        let request = try desk.start(prompt: "Sign here", timeout: nil, document: document)
+        try signer.frame()
+        let box = try #require(signing.session?.box, "straight to the signing view")
+        try signer.draw([Point(box.minX + 80, box.maxY - 60), Point(box.minX + 400, box.minY + 50), Point(box.maxX - 100, box.maxY - 80)])
+        try signer.tap(.accept)
+        return (desk, request, try #require(desk.status(id: request.id)), settings)
     }
 
     /// The sealed InkML goes into the PDF with its first signature only: a second signature that

@@ -21,12 +21,18 @@ its own, each writing its figures to WORK/apiprobe-NAME.json:
   malformed  Content-Length: -5, invalid UTF-8 in the path, garbage, a 10 MB Content-Length
              with only the head sent, a client that stalls in its request line; then a 1 MB
              header line, a 1 MB path, 1 MB of headers; the kiosk's RSS and fds around them
-  flood      1100 idle connections from one client, past the fd limit: what each one got,
-             whether /health (another client) answers with the flood held open and after it
-             closed, POST /signatures after it
+  flood      1100 idle connections from 127.0.0.1, past the fd limit: what each one got,
+             whether /health (from 127.0.0.1 too, with the token) answers with the flood held
+             open and after it closed, POST /signatures after it
   access     DNS rebinding (Host: evil.example), a web page's text/plain POST with its Origin,
              text/plain and form bodies with the token; then a wrong-token storm from 127.0.0.2
              while the real client (127.0.0.1, the right token) asks /health every 100 ms
+  lockout    the host signs a contract end to end (POST /documents, the request, the pages read
+             and signed with the pen and taps, the long poll, the signed PDF) and asks /health
+             every 100 ms, while everything else on the box, all from 127.0.0.1 as the host, tries
+             to lock it out: a browser's image requests every 100 ms (half with Sec-Fetch-*), a
+             program sending wrong tokens, 64 idle connections kept open, 200 busy clients without
+             a token. Every one of the host's requests must succeed
 
 Every socket operation has a time-out and every phase is bounded: about 4 minutes in all in
 the VM, at most BUDGET. The same file also runs the load's helper processes:
@@ -34,6 +40,8 @@ the VM, at most BUDGET. The same file also runs the load's helper processes:
     api_probes.py --load PORT CLIENTS OUT.json     keep-alive clients until stdin closes
     api_probes.py --prober PORT OUT.json           GET /health on a fresh connection every 75 ms
                                                    from a line "go" on stdin until it closes
+    api_probes.py --storm PORT OUT.json PART       the lockout's storm (PART: page, crowd) until
+                                                   stdin closes
 """
 import ctypes
 import json
@@ -64,13 +72,16 @@ MAX_HEADER_BYTES = 16384
 MAX_BODY_BYTES = 16384
 
 FLOOD = 1100              # idle connections: past NOFILE
-FLOOD_SOURCES = 1         # loopback addresses they come from (127.0.2.x; /health asks from 127.0.0.1)
+FLOOD_SOURCE = HOST       # the flood comes from the host's own address, as any local program's does
 MAX_PER_CLIENT = 64       # [api] max_connections_per_client
 CLIENTS = 200             # concurrent keep-alive clients of the load
 LOAD_SECONDS = 10         # the load lasts at least this long, and while the pen draws
 PROBE_EVERY = 0.075       # the prober's pace (s)
-BUDGET = 400              # the whole API part, seconds (each phase is bounded on its own too)
-PHASES = ("kill", "load", "malformed", "flood", "access")
+BUDGET = 520              # the whole API part, seconds (each phase is bounded on its own too)
+PHASES = ("kill", "load", "malformed", "flood", "access", "lockout")
+IDLE_HOLDERS = 64         # the lockout's idle connections from 127.0.0.1, reopened when closed
+BUSY_CLIENTS = 200        # the lockout's token-less clients, each asking again 100 ms after an answer
+STORM_MAX_SECONDS = 240   # the lockout's storm ends by itself after this
 # The probes' kiosks read this token from WORK/apiprobe.token ([api] token_file): on TCP a token is
 # always asked for. 256 bits as 64 hex characters, as the kiosk makes its own.
 TOKEN = "5e0c1f9a7b3d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5b7d9f1a3c5e7b9d0f"
@@ -174,10 +185,11 @@ def split_response(buf):
 
 
 def request(port, method, path, body=None, timeout=5.0, headers=(), auth=AUTH, host=None,
-            content_type="application/json", source=None):
+            content_type="application/json", source=None, keep_body=False):
     """One request on a fresh connection (Connection: close), as a host sends it: the bearer
     token (auth None: none), Host HOST:port, a JSON body. Returns a dict: code, ms (to the
-    whole answer), json (the body parsed, or None), error (None, or what went wrong)."""
+    whole answer), json (the body parsed, or None), error (None, or what went wrong), and with
+    keep_body the body's bytes (body)."""
     t0 = time.monotonic()
     deadline = t0 + timeout
     out = {"code": None, "ms": None, "json": None, "error": None}
@@ -210,6 +222,8 @@ def request(port, method, path, body=None, timeout=5.0, headers=(), auth=AUTH, h
     if head_end(buf) >= 0:
         code, _, content = split_response(buf)
         out["code"] = code
+        if keep_body:
+            out["body"] = content
         try:
             out["json"] = json.loads(content) if content.strip() else None
         except ValueError:
@@ -557,6 +571,113 @@ def prober_main(port, out, min_seconds=LOAD_SECONDS, max_seconds=40, timeout=5.0
 IN_MODIFY, IN_CLOSE_WRITE, IN_MOVED_TO, IN_CREATE = 0x2, 0x8, 0x80, 0x100
 
 
+def storm_main(port, out, part, max_seconds=STORM_MAX_SECONDS):
+    """Everything on the box but the host, from 127.0.0.1 as the host is, in two parts (two
+    processes, so that the crowd's event loop does not slow the page's and the program's pace):
+    "page": a browser's image requests every 100 ms (every other one with the Fetch Metadata
+    headers a browser sends, the rest as an old browser sends them: no token either way) and a
+    program sending wrong tokens every 20 ms; "crowd": IDLE_HOLDERS connections that send
+    nothing (reopened 100 ms after the server closes one) and BUSY_CLIENTS clients asking
+    /health without a token 100 ms after each answer. Prints "ready" once the idle connections
+    are open; ends when stdin closes (or after max_seconds) and writes what each got to OUT."""
+    import asyncio
+
+    figures = {"browser_fetch": {}, "browser_plain": {}, "wrong_token": {}} if part == "page" else \
+        {"busy": {}, "idle": {"opened": 0, "closed_by_server": 0, "connect_errors": 0}}
+    stop = threading.Event()
+    from_parent(lambda: None, stop.set)
+
+    def tally(kind, what):
+        figures[kind][what] = figures[kind].get(what, 0) + 1
+
+    async def ask(head, timeout=5.0):
+        """One request on a fresh connection: its status, or what went wrong."""
+        writer = None
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, port), timeout)
+            writer.write(head.encode())
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+            return str(parse_head(answer)[0])
+        except asyncio.TimeoutError:
+            return "timeout"
+        except (asyncio.IncompleteReadError, ConnectionResetError):
+            return "closed"
+        except OSError as e:
+            return type(e).__name__
+        finally:
+            if writer is not None:
+                writer.close()
+
+    def head(path, *lines):
+        return "".join([f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n", *(line + "\r\n" for line in lines), "\r\n"])
+
+    async def browser():
+        i = 0
+        while not stop.is_set():
+            fetch_metadata = i % 2 == 0
+            lines = ["User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0", "Accept: image/avif,image/webp,*/*",
+                     "Referer: https://ads.example/"]
+            if fetch_metadata:
+                lines += ["Sec-Fetch-Dest: image", "Sec-Fetch-Mode: no-cors", "Sec-Fetch-Site: cross-site"]
+            tally("browser_fetch" if fetch_metadata else "browser_plain", await ask(head(f"/signatures/latest?img={i}", *lines)))
+            i += 1
+            await asyncio.sleep(0.1)
+
+    async def wrong_tokens():
+        i = 0
+        while not stop.is_set():
+            tally("wrong_token", await ask(head("/health", f"Authorization: Bearer guess{i:060d}")))
+            i += 1
+            await asyncio.sleep(0.02)
+
+    async def busy():
+        while not stop.is_set():
+            tally("busy", await ask(head("/health")))
+            await asyncio.sleep(0.1)
+
+    async def idle():
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, port), 5)
+            except (OSError, asyncio.TimeoutError):
+                figures["idle"]["connect_errors"] += 1
+                await asyncio.sleep(0.1)
+                continue
+            figures["idle"]["opened"] += 1
+            try:
+                while not stop.is_set():
+                    try:
+                        if not await asyncio.wait_for(reader.read(4096), 0.5):
+                            figures["idle"]["closed_by_server"] += 1
+                            break
+                    except asyncio.TimeoutError:
+                        continue
+                    except OSError:
+                        figures["idle"]["closed_by_server"] += 1
+                        break
+            finally:
+                writer.close()
+            await asyncio.sleep(0.1)
+
+    async def main():
+        holders = [asyncio.ensure_future(idle()) for _ in range(IDLE_HOLDERS if part == "crowd" else 0)]
+        while part == "crowd" and figures["idle"]["opened"] < IDLE_HOLDERS and not stop.is_set():
+            await asyncio.sleep(0.05)
+        print("ready", flush=True)
+        t0 = time.monotonic()
+        others = [asyncio.ensure_future(f()) for f in ([browser, wrong_tokens] if part == "page" else [busy] * BUSY_CLIENTS)]
+        while not stop.is_set() and time.monotonic() - t0 < max_seconds:
+            await asyncio.sleep(0.1)
+        stop.set()
+        await asyncio.wait(holders + others, timeout=10)
+        figures["seconds"] = round(time.monotonic() - t0, 1)
+
+    asyncio.run(main())
+    with open(out, "w") as f:
+        json.dump(figures, f, indent=1)
+
+
 class Inotify:
     def __init__(self):
         self.libc = ctypes.CDLL(None, use_errno=True)
@@ -627,10 +748,10 @@ def hold_flood(port, n, found, alive=lambda: True):
     try:
         for i in range(n):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            # From one client (127.0.2.1): max_connections_per_client holds it to 64, and /health
-            # from 127.0.0.1 is served meanwhile. (From 30 addresses, max_connections in all
-            # refuses them, but in this VM ~55 of 1100 then stay in the kernel's accept queue.)
-            s.bind((f"127.0.2.{1 + i % FLOOD_SOURCES}", 0))
+            # From the host's own address, 127.0.0.1, as every local program's: the server holds the
+            # flood to max_connections_per_client by closing its oldest connections (none has
+            # shown the token) for newer ones, and /health, which shows it, gets through.
+            s.bind((FLOOD_SOURCE, 0))
             if i % 50 == 49:
                 # 50 every 60 ms: a burst of 1100 SYNs overflows the accept queue, and a
                 # connection whose last ACK the kernel dropped (SYN cookies) stays "open" on this
@@ -1013,6 +1134,99 @@ class Probes:
             f"{found['page_post']['code']}, text/plain with token {found['plain_post']['code']}, form {found['form_post']['code']}; "
             f"storm {found['storm']['codes']}; real client {found['real_storm']}")
 
+    # -- f. the host signs a contract while everything else on the box tries to lock it out
+    def lockout(self, found):
+        from contract_pdf import FIELDS, contract_pdf
+        from documents import page_shown, review_buttons, sign_in, signing_view, writing_box
+        port = next(self.ports)
+        k = self.start("apiprobe-lockout", "apiprobe-lockout", port)
+        contract = os.path.join(WORK, "apiprobe-lockout-contract.pdf")
+        contract_pdf(contract)
+        host = {"requests": [], "health": []}
+        found["host"] = host
+        storms = {part: (os.path.join(WORK, f"apiprobe-lockout-{part}.json"), subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--storm", str(port), os.path.join(WORK, f"apiprobe-lockout-{part}.json"), part],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)) for part in ("crowd", "page")}
+        stop = threading.Event()
+
+        def ask(name, method, path, body=None, timeout=10.0, **kw):
+            r = request(port, method, path, body, timeout=timeout, **kw)
+            host["requests"].append({"name": name, "code": r["code"], "ms": r["ms"], "error": r["error"],
+                                     "answer": None if r["code"] and r["code"] < 300 else r["json"]})
+            return r
+
+        def health():
+            while not stop.is_set():
+                r = request(port, "GET", "/health", timeout=5)
+                host["health"].append({"code": r["code"], "ms": r["ms"], "error": r["error"]})
+                stop.wait(0.1)
+        watcher = threading.Thread(target=health, daemon=True)
+        try:
+            frames = k.wait_idle(what="before the storm")
+            found["storm_ready"] = [readline(proc, 60) for _, proc in storms.values()]
+            t0 = time.monotonic()
+            watcher.start()
+            time.sleep(1.0)   # the storm at full strength before the host's first request
+            buttons = review_buttons()
+            posted = ask("POST /documents", "POST", "/documents", open(contract, "rb").read(), content_type="application/pdf")
+            document = (posted["json"] or {}).get("id")
+            started = ask("POST /signatures", "POST", "/signatures", json.dumps({
+                "document": document, "field": "customer", "review": "all-pages", "prompt": "Sign the contract", "timeout": 300}))
+            ident = (started["json"] or {}).get("id")
+            found["capture"] = ident
+            if not ident:
+                raise RuntimeError(f"no signature request: {host['requests']}")
+            page_shown(k, ident, 1, 2)
+            ask("GET /signatures/ID (reading)", "GET", f"/signatures/{ident}")
+            time.sleep(0.1)
+            self.touch.tap(*buttons["›"])
+            page_shown(k, ident, 2, 2)
+            time.sleep(0.1)
+            self.touch.tap(*buttons["Sign"])
+            signing_view(k, ident, "customer")
+            time.sleep(0.1)
+            sign_in(writing_box(FIELDS["customer"]), self.pen)
+            k.wait_idle(frames_above=frames, what="the signature drawn")
+            time.sleep(0.1)
+            self.touch.tap(*self.accept)
+            done = ask("GET /signatures/ID?wait=30", "GET", f"/signatures/{ident}?wait=30", timeout=40)
+            found["state"] = (done["json"] or {}).get("state")
+            pdf = request(port, "GET", f"/signatures/{ident}/pdf", timeout=30, keep_body=True)
+            host["requests"].append({"name": "GET /signatures/ID/pdf", "code": pdf["code"], "ms": pdf["ms"], "error": pdf["error"]})
+            found["host_s"] = round(time.monotonic() - t0, 1)
+            data = pdf.get("body") or b""
+            original = open(contract, "rb").read()
+            found["signed_pdf_bytes"] = len(data)
+            # The signed file is the contract with an incremental update appended.
+            found["signed_pdf_is_update"] = len(data) > len(original) and data.startswith(original) and data.rstrip().endswith(b"%%EOF")
+            with open(os.path.join(WORK, "apiprobe-lockout-signed.pdf"), "wb") as f:
+                f.write(data)
+        finally:
+            stop.set()
+            if watcher.is_alive():
+                watcher.join(timeout=10)
+            found["storm"] = {}
+            for out, proc in storms.values():
+                if proc.poll() is None:
+                    proc.stdin.close()
+                    try:
+                        proc.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait(timeout=10)
+                if os.path.exists(out):
+                    found["storm"].update(json.load(open(out)))
+            log = open(k.log_path, errors="replace").read().splitlines()
+            found["log_refused_lines"] = sum(1 for line in log if "refused" in line)
+            found["log_room_lines"] = [line[:300] for line in log if "to make room" in line][:6]
+            found["alive"] = k.proc.poll() is None
+            found["exit"] = self.finish(k)
+        times = [r["ms"] for r in host["requests"] + host["health"] if r["code"] and r["code"] < 300]
+        found["host_ms"] = spread(times)
+        say(f"lockout: the host's {len(host['requests'])} requests {[r['code'] or r['error'] for r in host['requests']]}, "
+            f"/health {len(host['health'])} times ({sorted({str(r['code'] or r['error']) for r in host['health']})}), "
+            f"p50 {found['host_ms']['p50']} ms p99 {found['host_ms']['p99']} ms; storm {found['storm']}")
+
     @staticmethod
     def real_client(port, seconds):
         """The POS with the right token: GET /health every 100 ms on fresh connections."""
@@ -1151,7 +1365,7 @@ class Probes:
                   "phases": {}}
         result["selected"] = self.selected
         for name, phase, need in (("kill", self.kills, 60), ("load", self.load, 60), ("malformed", self.malformed, 40),
-                                  ("flood", self.flood, 40), ("access", self.accesses, 25)):
+                                  ("flood", self.flood, 40), ("access", self.accesses, 25), ("lockout", self.lockout, 60)):
             if name not in self.selected:
                 continue
             if self.left() < need:
@@ -1209,5 +1423,7 @@ if __name__ == "__main__":
         load_main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     elif sys.argv[1:2] == ["--prober"]:
         prober_main(int(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1:2] == ["--storm"]:
+        storm_main(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     else:
         raise SystemExit(__doc__)

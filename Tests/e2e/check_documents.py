@@ -63,6 +63,12 @@ def document_checks(work, binary, check, shot, ink_count):
     check(set(fields) == set(FIELDS) and all(fields[n].get("page") == 2 and fields[n].get("signed") is False
                                              and [round(v) for v in fields[n].get("rect", [])] == list(FIELDS[n]) for n in FIELDS),
           f"its signature fields listed with their page and rectangle: {sorted(fields)}")
+    for kind, says in (("shadow", ("more than one reading", "given twice", "at byte")),
+                       ("values", ("more work to read", "document_objects"))):
+        refused = answer(work, f"doc-hostile-{kind}")
+        error = (refused["body"] or {}).get("error", "")
+        check(refused["code"] == 422 and all(w in error for w in says),
+              f"POST /documents of hostile_pdf.py {kind}: {refused['code']} (422 expected, naming {', '.join(says)}): {error[:240]}")
     started = answer(work, "doc-start")
     applied = (started["body"] or {}).get("document") or {}
     check(started["code"] == 201 and applied.get("review") == "all-pages" and applied.get("lock") == "certify-form-filling",

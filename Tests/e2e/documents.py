@@ -1,6 +1,6 @@
 """A shop's host has a contract signed on the kiosk, through the local API with curl: the PDF
 posted, its pages read with finger taps, the customer signing in its field with the pen,
-the signed PDF fetched (from the kiosk's memory: keep_signed_pdf = false), certified by the
+two-faced and costly PDFs refused, the signed PDF fetched (from the kiosk's memory: keep_signed_pdf = false), certified by the
 device (document_lock); a second signer signs the returned PDF's other field, after the page
 the kiosk's min_review requires; kill -9 while reading and while signing ends the request as
 interrupted. scenario.py imports this; check_documents.py checks what it left behind (qpdf,
@@ -8,6 +8,7 @@ pdftotext, pdftoppm, pdfsig, pyHanko)."""
 import json
 import os
 import subprocess
+import sys
 import time
 
 from scenario import WORK, Kiosk, say, shot
@@ -107,6 +108,13 @@ def document_session(binary, pen, touch):
 
     code, doc = post_pdf("doc-post", contract)
     doc_id = (doc or {}).get("id", "none")
+    # A two-faced contract (a shadow attack) and one built to make the reader work: 422, the
+    # reason and where, and neither taken.
+    for kind, extra in (("shadow", []), ("values", ["--count", "400000"])):
+        path = os.path.join(WORK, f"hostile-{kind}.pdf")
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_pdf.py"), kind, path,
+                        *extra], check=True, timeout=120)
+        post_pdf(f"doc-hostile-{kind}", path)
     ident, frames = start(kiosk, "doc-start", doc_id, "customer", "all-pages", "Please sign the rental contract")
     with open(os.path.join(WORK, "doc-id.txt"), "w") as f:
         f.write(ident)

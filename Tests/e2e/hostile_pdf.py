@@ -13,6 +13,10 @@ document_inflate_mb, document_seconds, document_pages) must refuse them quickly.
       COUNT numbers in arrays of 10 000, in objects nothing refers to: each a value to parse.
   hostile_pdf.py pages OUT [--count 50000]
       A flat page tree of COUNT pages sharing one content stream.
+  hostile_pdf.py shadow OUT
+      Not costly but two-faced (a shadow attack): a contract whose page names /Contents twice,
+      "Rent: 40 EUR a day" first and "Rent: 4000 EUR a day" last. Readers that keep the first
+      and readers that keep the last (poppler, qpdf) show two contracts; the kiosk must refuse it.
 """
 import argparse
 import struct
@@ -89,6 +93,17 @@ def pages(count, path):
     write_pdf(path, objects, header=HEADER)
 
 
+def shadow(path):
+    def text(line):
+        return stream(b"", b"BT /F1 24 Tf 72 700 Td (" + line + b") Tj ET")
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >>"
+               b" /Contents 5 0 R >>",
+               text(b"Rent: 40 EUR a day"), text(b"Rent: 4000 EUR a day"),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    write_pdf(path, objects, header=HEADER)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="kind", required=True)
@@ -103,12 +118,15 @@ def main():
     p = sub.add_parser("pages")
     p.add_argument("out")
     p.add_argument("--count", type=int, default=50_000)
+    sub.add_parser("shadow").add_argument("out")
     args = parser.parse_args()
     if args.kind == "cache-defeat":
         with open(args.out, "wb") as f:
             f.write(cache_defeat(args.streams, args.pages, args.pad_kb))
     elif args.kind == "values":
         values(args.count, args.out)
+    elif args.kind == "shadow":
+        shadow(args.out)
     else:
         pages(args.count, args.out)
 
