@@ -49,8 +49,8 @@ host_packages() {
     ((${#missing[@]} == 0)) && return 0
     log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
-        { apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2; }
+    apt-get install -o DPkg::Lock::Timeout=600 -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+        { apt-get update -qq >&2 && apt-get install -o DPkg::Lock::Timeout=600 -y -qq --no-install-recommends "${missing[@]}" >&2; }
 }
 
 # arm64 programs (the root's maintainer scripts) run through qemu-user: the kernel's binfmt_misc
