@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Boots the appliance's disk image (out/image/, from `make image`) under UEFI in QEMU, twice: the
+first boot must take slot A; the second, since nothing confirmed A's boot, must fall back to B.
+
+    python3 scripts/image/boot-test.py [--image out/image/inkkiosk-amd64.img] [--timeout 180]
+
+QEMU: the pc machine, OVMF (Debian's `ovmf`) as its firmware, software emulation (TCG) unless
+--accel kvm, std VGA (the guest's bochs DRM driver, as scripts/appliance/boot-test.py), the
+image as a virtio disk (a sparse copy: the image itself is not changed), serial port on a pipe,
+a QMP socket. The copy's grubenv gets ik_cmdline_extra="console=tty1 console=ttyS0 loglevel=6
+ik.appliance.test=1": the kernel's lines and /init's milestones reach the serial port, and the
+appliance's test hook prints one line once PID 1 is the kiosk.
+
+Each boot passes when, within --timeout seconds of QEMU's start:
+- the kernel's command line (its "Command line:" line) says rauc.slot=<the expected slot>;
+- a QMP screendump is at least 99 % white (the kiosk's empty paper: the firmware's and GRUB's
+  screens and the kernel's console are black) and 1 s later every pixel is white;
+- the kiosk's status line (inkkiosk: /dev/dri/…) reached the serial port, the test hook says
+  PID 1 is inkkiosk, and /init mounted the data partition (LABEL=inkdata, partition 4);
+and, read on the host from the copy once QEMU is gone, GRUB's environment block records the try
+(<slot>_TRY=1). Boot 1 expects A (the image's ORDER="A B", both OK); boot 2 expects B, because
+A was tried and never confirmed (nothing runs `rauc status mark-good` yet): the rollback.
+
+The screen is polled every 0.25 s until the kernel's first line, 0.1 s until /init execs the
+kiosk, then every 0.02 s. Writes BOOT_DIR (default out/image/boot-test/): bootN-grub.png (the
+last screen before the kernel: firmware and GRUB), bootN-first-frame.png, bootN-console.log (host
+seconds since QEMU start before each serial line), figures.json. Prints the figures: image size,
+QEMU start → firmware handing over (OVMF's "starting Boot"), → the kernel's first line, → the
+kiosk's first frame. Exit status 0 pass, 1 fail, 2 setup error. Standard library only.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import selectors
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+vmrun = _load("ik_vm_run", os.path.join(ROOT, "scripts", "vm", "run.py"))
+appl = _load("ik_appliance_boot_test", os.path.join(ROOT, "scripts", "appliance", "boot-test.py"))
+
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+ESP_OFFSET = 1024 * 1024           # partition 1 starts at 1 MiB (scripts/image/build.sh)
+GRUBENV = "::/EFI/BOOT/grubenv"
+TEST_CMDLINE = "console=tty1 console=ttyS0 loglevel=6 ik.appliance.test=1"
+WHITE_ENOUGH = 0.99
+
+CMDLINE_RE = re.compile(r"[Cc]ommand line: (.*)$")
+SLOT_RE = re.compile(r"(?:^|\s)rauc\.slot=(\S+)")
+KTIME_RE = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
+
+
+def note(msg):
+    print(f"image-boot-test: {msg}", flush=True)
+
+
+def grubenv_read(disk):
+    """The environment block on the disk's ESP, as a dict."""
+    out = subprocess.run(["mtype", "-i", f"{disk}@@{ESP_OFFSET}", GRUBENV], check=True,
+                         capture_output=True).stdout.decode("utf-8", "replace")
+    env = {}
+    for line in out.splitlines():
+        if line.startswith("#") or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        env[k] = v
+    return env
+
+
+def grubenv_set(disk, rundir, **values):
+    """Sets variables in the disk's environment block (grub-editenv on a copy, mcopy back)."""
+    local = os.path.join(rundir, "grubenv")
+    subprocess.run(["mcopy", "-o", "-i", f"{disk}@@{ESP_OFFSET}", GRUBENV, local], check=True)
+    subprocess.run(["grub-editenv", local, "set", *[f"{k}={v}" for k, v in values.items()]], check=True)
+    subprocess.run(["mcopy", "-o", "-i", f"{disk}@@{ESP_OFFSET}", local, GRUBENV], check=True)
+
+
+def boot(n, disk, expect, opts, rundir, boot_dir):
+    """One boot of `disk`; returns (figures, problems)."""
+    qmp_path = os.path.join(rundir, f"qmp{n}.sock")
+    vars_copy = os.path.join(rundir, f"vars{n}.fd")
+    shutil.copy(OVMF_VARS, vars_copy)
+    ppm = os.path.join(rundir, "screen.ppm")
+    argv = [
+        shutil.which("qemu-system-x86_64"), "-nodefaults", "-no-user-config",
+        "-machine", "pc", "-accel", opts.accel, "-cpu", opts.cpu, "-m", str(opts.memory), "-smp", "2",
+        "-display", "none", "-no-reboot",
+        "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+        "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
+        "-drive", f"file={disk},if=virtio,format=raw",
+        "-device", "VGA,xres=1280,yres=800,vgamem_mb=64",
+        "-device", "virtio-rng-pci",
+        "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
+        "-qmp", f"unix:{qmp_path},server=on,wait=off",
+    ]
+    log_path = os.path.join(boot_dir, f"boot{n}-console.log")
+    logf = open(log_path, "w", encoding="utf-8", errors="replace")
+    logf.write("# " + " ".join(shlex.quote(a) for a in argv) + "\n")
+    note(f"boot {n}: expecting slot {expect}")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, "serial")
+    sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
+    bufs = {"serial": b"", "stderr": b""}
+    ev = {}               # event name → host s since QEMU start
+    state = {"cmdline": None, "marker": None, "status": False, "mounted": False}
+    qmp = None
+    first_frame = None
+    final = None
+    final_at = None
+    last_dark = None      # (host s, w, h, pixels) of the last screen before the kernel's first line
+    failure = None
+
+    def handle(kind, raw):
+        now = time.monotonic() - t0
+        text = raw.decode("utf-8", "replace").replace("\r", "")
+        # OVMF and GRUB draw with escape sequences; keep the log readable.
+        text = re.sub(r"\x1b\[[0-9;?=]*[A-Za-z]", "", text)
+        logf.write(f"{now:8.3f} {'!' if kind == 'stderr' else '|'} {text}\n")
+        if kind == "stderr":
+            print(f"qemu! {text}", flush=True)
+            return
+        if not opts.quiet:
+            print(f"vm{n}| {text}", flush=True)
+        m = KTIME_RE.match(text)
+        body = m.group(2) if m else text
+        if "firmware" not in ev and re.search(r"BdsDxe: (starting|loading) Boot", body):
+            ev["firmware"] = now
+        if "kernel" not in ev and m:
+            ev["kernel"] = now
+        cm = CMDLINE_RE.search(body)
+        if cm and state["cmdline"] is None:
+            state["cmdline"] = cm.group(1)
+        if "ik-init: exec inkkiosk" in body and "exec" not in ev:
+            ev["exec"] = now
+        if re.search(r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/", body):
+            state["status"] = True
+        if re.search(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk", body):
+            state["mounted"] = True
+        mm = appl.MARKER_RE.search(body)
+        if mm and state["marker"] is None:
+            state["marker"] = mm.group(2)
+
+    def dump(path, fmt):
+        nonlocal qmp
+        if qmp is None:
+            qmp = vmrun.QMP(qmp_path, time.monotonic() + 10)
+        qmp.execute("screendump", filename=path, format=fmt)
+
+    next_poll = t0 + 0.5
+    try:
+        while True:
+            now = time.monotonic()
+            if proc.poll() is not None and not sel.get_map():
+                failure = f"QEMU ended (status {proc.returncode}) before the boot was done"
+                break
+            if first_frame is None and now - t0 > opts.timeout:
+                failure = f"no white first frame within {opts.timeout:g} s"
+                try:
+                    dump(os.path.join(boot_dir, f"boot{n}-timeout.png"), "png")
+                except Exception as e:  # noqa: BLE001
+                    note(f"screendump at timeout failed: {e}")
+                break
+            if final is not None and (state["marker"] is not None or now - t0 > opts.timeout + 15):
+                break
+            for key, _ in sel.select(timeout=max(0.0, min(0.05, next_poll - now))):
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                bufs[key.data] += chunk
+                while b"\n" in bufs[key.data]:
+                    raw, bufs[key.data] = bufs[key.data].split(b"\n", 1)
+                    handle(key.data, raw)
+            now = time.monotonic()
+            if now < next_poll or proc.poll() is not None:
+                continue
+            next_poll = now + (0.02 if "exec" in ev else 0.1 if "kernel" in ev else 0.25)
+            if first_frame is None:
+                try:
+                    a = time.monotonic()
+                    dump(ppm, "ppm")
+                    w, h, px = appl.read_ppm(ppm)
+                except Exception:  # noqa: BLE001 - QMP not up yet, or a dump mid-mode-set
+                    continue
+                if "kernel" not in ev:
+                    last_dark = (a - t0, w, h, px)
+                if appl.white_fraction(px) >= WHITE_ENOUGH:
+                    first_frame = a - t0
+                    dump(os.path.join(boot_dir, f"boot{n}-first-frame.png"), "png")
+                    final_at = time.monotonic() + 1.0
+                    note(f"boot {n}: first frame {first_frame:.2f} s after QEMU start")
+            elif final is None and now >= final_at:
+                dump(ppm, "ppm")
+                w, h, px = appl.read_ppm(ppm)
+                count, box = appl.non_white(w, h, px)
+                final = {"non_white_pixels": count, "box": box}
+    except KeyboardInterrupt:
+        failure = "interrupted"
+    vmrun.quit_qemu(proc, qmp, timeout=10)
+    for kind, f in (("serial", proc.stdout), ("stderr", proc.stderr)):
+        rest = bufs[kind] + (f.read() or b"")
+        for raw in rest.split(b"\n"):
+            if raw:
+                handle(kind, raw)
+    logf.close()
+    if last_dark is not None:
+        appl.write_png(os.path.join(boot_dir, f"boot{n}-grub.png"), *last_dark[1:])
+
+    env = grubenv_read(disk)
+    problems = []
+    if failure:
+        problems.append(failure)
+    slot = None
+    if state["cmdline"] is None:
+        problems.append("the kernel's command line (Command line: …) never reached the serial port")
+    else:
+        sm = SLOT_RE.search(state["cmdline"])
+        slot = sm.group(1) if sm else None
+        if slot != expect:
+            problems.append(f"booted rauc.slot={slot}, expected {expect} (command line: {state['cmdline']})")
+    if first_frame is not None and (final is None or final["non_white_pixels"]):
+        problems.append(f"the screen 1 s after the first frame is not all white: {final}")
+    if not state["status"]:
+        problems.append("the kiosk's status line (inkkiosk: /dev/dri/…) did not reach the serial port")
+    if state["marker"] != "inkkiosk":
+        problems.append(f"PID 1 is {state['marker'] or 'unknown (no @@IK-APPLIANCE-KIOSK …@@ line)'}, not inkkiosk")
+    if not state["mounted"]:
+        problems.append("/init did not mount the data partition (LABEL=inkdata) on /var/lib/inkkiosk")
+    if env.get(f"{expect}_TRY") != "1":
+        problems.append(f"GRUB did not record the try: {expect}_TRY={env.get(expect + '_TRY')} in the environment block")
+    figures = {
+        "boot": n, "expected_slot": expect, "slot": slot, "cmdline": state["cmdline"],
+        "firmware_s": ev.get("firmware"), "kernel_first_line_s": ev.get("kernel"), "exec_inkkiosk_s": ev.get("exec"),
+        "first_frame_s": first_frame, "grubenv_after": env, "problems": problems,
+    }
+    return figures, problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Boot the disk image under OVMF: slot A, then (A unconfirmed) slot B.")
+    ap.add_argument("--image", default=os.path.join(ROOT, "out", "image", "inkkiosk-amd64.img"))
+    ap.add_argument("--boot-dir", help="screendumps, console logs, figures (default: the image's directory/boot-test)")
+    ap.add_argument("--timeout", type=float, default=180, help="seconds from QEMU start to the first frame, each boot (default 180)")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--cpu", default="qemu64")
+    ap.add_argument("--memory", type=int, default=512)
+    ap.add_argument("--boots", type=int, default=2, choices=(1, 2), help="1: slot A only; 2 (default): then the fallback to B")
+    ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
+    opts = ap.parse_args()
+
+    image = os.path.realpath(opts.image)
+    if not os.path.isfile(image):
+        note(f"error: {image} is missing; build it with `make image` (scripts/image/build.sh)")
+        return 2
+    for tool, pkg in (("qemu-system-x86_64", "qemu-system-x86"), ("mcopy", "mtools"), ("grub-editenv", "grub-common")):
+        if not shutil.which(tool):
+            note(f"error: {tool} is missing (apt-get install {pkg})")
+            return 2
+    for f in (OVMF_CODE, OVMF_VARS):
+        if not os.path.isfile(f):
+            note(f"error: {f} is missing (apt-get install ovmf)")
+            return 2
+    boot_dir = os.path.realpath(opts.boot_dir or os.path.join(os.path.dirname(image), "boot-test"))
+    os.makedirs(boot_dir, exist_ok=True)
+    for f in os.listdir(boot_dir):
+        if f.startswith("boot") or f == "figures.json":
+            os.unlink(os.path.join(boot_dir, f))
+
+    rundir = tempfile.mkdtemp(prefix="inkkiosk-image-")
+    try:
+        disk = os.path.join(rundir, "disk.img")
+        subprocess.run(["cp", "--sparse=always", image, disk], check=True)
+        before = grubenv_read(disk)
+        note(f"image {image}: {os.path.getsize(image)} bytes ({os.stat(image).st_blocks * 512} on disk); grubenv {before}")
+        grubenv_set(disk, rundir, ik_cmdline_extra=TEST_CMDLINE)
+        results = []
+        problems = []
+        for n, expect in list(enumerate(("A", "B"), 1))[:opts.boots]:
+            fig, probs = boot(n, disk, expect, opts, rundir, boot_dir)
+            results.append(fig)
+            problems += [f"boot {n}: {p}" for p in probs]
+            if probs:
+                break
+    finally:
+        shutil.rmtree(rundir, ignore_errors=True)
+
+    print()
+    print(f"image: {os.path.getsize(image) / 2**20:.0f} MiB ({os.stat(image).st_blocks * 512 / 2**20:.0f} MiB allocated, sparse)")
+    print(f"{'boot':<6}{'slot':<6}{'firmware → Boot':>17}{'kernel 1st line':>17}{'exec inkkiosk':>15}{'first frame':>13}")
+    for r in results:
+        cells = [f"{r[k]:.2f} s" if r[k] is not None else "-" for k in ("firmware_s", "kernel_first_line_s", "exec_inkkiosk_s", "first_frame_s")]
+        print(f"{r['boot']:<6}{str(r['slot']):<6}{cells[0]:>17}{cells[1]:>17}{cells[2]:>15}{cells[3]:>13}")
+    print("(seconds from QEMU start, on the host's clock; TCG)")
+    for r in results:
+        env = r["grubenv_after"]
+        print(f"grubenv after boot {r['boot']}: " + " ".join(f"{k}={env.get(k)}" for k in ("ORDER", "A_OK", "A_TRY", "B_OK", "B_TRY")))
+    with open(os.path.join(boot_dir, "figures.json"), "w") as f:
+        json.dump({"image_bytes": os.path.getsize(image), "boots": results, "problems": problems}, f, indent=2)
+        f.write("\n")
+    for name in sorted(os.listdir(boot_dir)):
+        if name.endswith(".png"):
+            note(f"screendump {os.path.join(boot_dir, name)}")
+    if problems:
+        for p in problems:
+            note(f"FAIL: {p}")
+        return 1
+    note("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
