@@ -8,7 +8,7 @@ RECORDINGS := $(wildcard Tests/Recordings/*.inklog)
 DEMO_DIR := out/demo
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release arm64 arm64-toolchain-early demo test e2e bench soak clean appliance powercut deb fuzz image
+.PHONY: help deps build release arm64 arm64-toolchain-early demo test e2e bench soak clean appliance powercut deb fuzz image bundle
 
 help: ## List the targets
 	@grep -E '^[a-z0-9]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9]+):.*## (.*)/  \1\t\2/' | expand -t 12
@@ -92,6 +92,9 @@ appliance: $(if $(filter arm64,$(ARCH)),arm64,release) ## Boot-to-kiosk image: o
 
 image: appliance ## UEFI disk image with A/B root slots and the data partition: out/image/inkkiosk-amd64.img (then: python3 scripts/image/boot-test.py); amd64 only for now
 	scripts/image/build.sh --arch $(ARCH)
+
+bundle: image ## Signed RAUC update bundle of the image's slot: out/bundle/inkkiosk-VERSION-amd64-qemu.raucb (development key unless BUNDLE_CERT/BUNDLE_KEY/BUNDLE_KEYRING)
+	scripts/image/bundle.sh --arch $(ARCH)
 
 powercut: appliance ## Power cuts (SIGKILL of QEMU) at random moments of signing on the appliance's data disk: nothing finished lost (about 5 min)
 	python3 scripts/appliance/powercut-test.py --cuts $(or $(CUTS),12)
