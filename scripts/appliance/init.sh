@@ -151,6 +151,12 @@ mount_data
 udevadm settle --timeout=30 || say "udevadm settle timed out"
 say "udev settled"
 
+# What an image adds to the appliance (scripts/image: the update engine, in a second archive),
+# each in the background with its output on the log device: none of it delays the kiosk.
+for h in /usr/lib/inkkiosk/boot.d/*; do
+    [ -x "$h" ] && "$h" </dev/null >>"$IK_LOG" 2>&1 &
+done
+
 if [ "$IK_TEST" = 1 ]; then
     (
         c=
@@ -177,5 +183,5 @@ export HOME=/var/lib/inkkiosk
 # No core files: the kiosk holds signatures and pupils' work (it also sets this itself, and
 # makes itself non-dumpable, as the systemd unit's LimitCORE=0 does).
 ulimit -c 0
-unset up cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited screen_modules data_modules board_modules
+unset h up cmdline arg IK_TEST IK_DATA IK_DATA_WAIT DATA_OPTS dev rc waited screen_modules data_modules board_modules
 exec /usr/bin/inkkiosk run --config /etc/inkkiosk/inkkiosk.toml ${IK_JOURNAL:+--journal "$IK_JOURNAL"} </dev/tty1 >>"$IK_LOG" 2>&1

@@ -93,8 +93,11 @@ def grubenv_set(disk, rundir, **values):
     subprocess.run(["mcopy", "-o", "-i", f"{disk}@@{ESP_OFFSET}", local, GRUBENV], check=True)
 
 
-def boot(n, disk, expect, opts, rundir, boot_dir):
-    """One boot of `disk`; returns (figures, problems)."""
+def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0, drives=(), expect_version=None):
+    """One boot of `disk`; returns (figures, problems). `until`: a regex that must also come on the
+    serial port (a test hook's line) within until_timeout s after the first frame; `drives`: more
+    raw disk images (virtio, in order: vdb, …); `expect_version`: the ik.version= the kernel's
+    command line must have."""
     qmp_path = os.path.join(rundir, f"qmp{n}.sock")
     vars_copy = os.path.join(rundir, f"vars{n}.fd")
     shutil.copy(OVMF_VARS, vars_copy)
@@ -106,6 +109,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir):
         "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
         "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
         "-drive", f"file={disk},if=virtio,format=raw",
+        *[a for d in drives for a in ("-drive", f"file={d},if=virtio,format=raw")],
         "-device", "VGA,xres=1280,yres=800,vgamem_mb=64",
         "-device", "virtio-rng-pci",
         "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
@@ -123,7 +127,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir):
     sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
     bufs = {"serial": b"", "stderr": b""}
     ev = {}               # event name → host s since QEMU start
-    state = {"cmdline": None, "marker": None, "status": False, "mounted": False}
+    state = {"cmdline": None, "marker": None, "status": False, "mounted": False, "until": None}
     qmp = None
     first_frame = None
     final = None
@@ -157,6 +161,10 @@ def boot(n, disk, expect, opts, rundir, boot_dir):
             state["status"] = True
         if re.search(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk", body):
             state["mounted"] = True
+        if until and state["until"] is None:
+            um = re.search(until, body)
+            if um:
+                state["until"] = (now, um)
         mm = appl.MARKER_RE.search(body)
         if mm and state["marker"] is None:
             state["marker"] = mm.group(2)
@@ -182,7 +190,11 @@ def boot(n, disk, expect, opts, rundir, boot_dir):
                     note(f"screendump at timeout failed: {e}")
                 break
             if final is not None and (state["marker"] is not None or now - t0 > opts.timeout + 15):
-                break
+                if not until or state["until"] is not None:
+                    break
+                if now - t0 > first_frame + until_timeout:
+                    failure = f"no line matching {until!r} within {until_timeout:g} s after the first frame"
+                    break
             for key, _ in sel.select(timeout=max(0.0, min(0.05, next_poll - now))):
                 chunk = os.read(key.fileobj.fileno(), 65536)
                 if not chunk:
@@ -247,13 +259,16 @@ def boot(n, disk, expect, opts, rundir, boot_dir):
         problems.append(f"PID 1 is {state['marker'] or 'unknown (no @@IK-APPLIANCE-KIOSK …@@ line)'}, not inkkiosk")
     if not state["mounted"]:
         problems.append("/init did not mount the data partition (LABEL=inkdata) on /var/lib/inkkiosk")
-    if env.get(f"{expect}_TRY") != "1":
-        problems.append(f"GRUB did not record the try: {expect}_TRY={env.get(expect + '_TRY')} in the environment block")
+    if expect_version is not None and state["cmdline"] is not None and f"ik.version={expect_version}" not in state["cmdline"].split():
+        problems.append(f"the slot's version is not {expect_version} (command line: {state['cmdline']})")
     figures = {
         "boot": n, "expected_slot": expect, "slot": slot, "cmdline": state["cmdline"],
         "firmware_s": ev.get("firmware"), "kernel_first_line_s": ev.get("kernel"), "exec_inkkiosk_s": ev.get("exec"),
         "first_frame_s": first_frame, "grubenv_after": env, "problems": problems,
+        "until_s": state["until"][0] if state["until"] else None,
     }
+    if state["until"]:
+        figures["until_line"] = state["until"][1].string
     return figures, problems
 
 
@@ -298,6 +313,8 @@ def main():
         problems = []
         for n, expect in list(enumerate(("A", "B"), 1))[:opts.boots]:
             fig, probs = boot(n, disk, expect, opts, rundir, boot_dir)
+            if fig["grubenv_after"].get(f"{expect}_TRY") != "1":
+                probs.append(f"GRUB did not record the try: {expect}_TRY={fig['grubenv_after'].get(expect + '_TRY')} in the environment block")
             results.append(fig)
             problems += [f"boot {n}: {p}" for p in probs]
             if probs:

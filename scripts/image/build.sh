@@ -9,8 +9,9 @@
 #   p1  ESP        vfat (FAT32), 64   \EFI\BOOT\BOOTX64.EFI (GRUB, modules built in, no module
 #                                     directory), \EFI\BOOT\grub.cfg (scripts/image/grub.cfg),
 #                                     \EFI\BOOT\grubenv (the slot choice: ORDER, A_OK, A_TRY, …)
-#   p2  rootfs-a   ext4, 128          slot A: vmlinuz, initramfs.cpio.zst, slot.cfg (the kernel
-#                                     command line), version
+#   p2  rootfs-a   ext4, 128          slot A: vmlinuz, initramfs.cpio.zst (the appliance's),
+#                                     updates.cpio.zst (the update engine: scripts/image/updates.sh),
+#                                     slot.cfg (the kernel command line, the initrds), version
 #   p3  rootfs-b   ext4, 128          slot B: the same file system, byte for byte
 #   p4  inkdata    ext4 "inkdata", 128  /var/lib/inkkiosk (journal, outbox); last, so that a board
 #                                     can grow it to the end of its card
@@ -20,6 +21,7 @@
 #   slot.ext4            the slot file system alone (what scripts/image/bundle.sh puts in a bundle)
 #   grubenv              the environment block the image starts with
 #   layout.txt           the partition table (sfdisk --dump)
+#   updates.manifest.txt every file of the update engine's archive, with its size
 #
 # Nothing here mounts anything or needs root: the file systems are made from directories
 # (mke2fs -d, mtools), the partition table by sfdisk on the image file, the partitions put in
@@ -31,6 +33,10 @@
 #   IMAGE_SLOT_MB    size of each root slot (default 128: room for the kernel and an initramfs
 #                    several times today's 26 MB; fixed once devices are in the field)
 #   IMAGE_DATA_MB    size of the data partition in the image (default 128)
+#   IMAGE_BOARD      the board, in RAUC's compatible "inkkiosk-ARCH-BOARD" (default qemu)
+#   IMAGE_KEYRING    the CA certificate whose bundles the device installs (default: the development
+#                    CA of scripts/image/dev-keys.sh; a vendor's image names its own)
+#   IMAGE_VERSION    the slot's version (default the project's, scripts/image/version.sh)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -73,7 +79,16 @@ need dosfstools /usr/sbin/mkfs.fat
 need fdisk /usr/sbin/sfdisk
 need e2fsprogs /usr/sbin/mke2fs
 
-VERSION=$("$HERE/version.sh")
+VERSION=${IMAGE_VERSION:-$("$HERE/version.sh")}
+[[ $VERSION =~ ^[A-Za-z0-9.+~_-]+$ ]] || die "version '$VERSION' has characters a kernel command line or GRUB would misread"
+BOARD=${IMAGE_BOARD:-qemu}
+COMPATIBLE=inkkiosk-$ARCH-$BOARD
+if [[ -n ${IMAGE_KEYRING:-} ]]; then
+    KEYRING=$IMAGE_KEYRING
+else
+    KEYRING=$("$HERE/dev-keys.sh")/ca.cert.pem
+    log "trusting the DEVELOPMENT CA ($KEYRING): this image installs bundles signed with the development key"
+fi
 mkdir -p "$OUT"
 WORK=$(mktemp -d "$OUT/.build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -85,13 +100,18 @@ trap 'rm -rf "$WORK"' EXIT
 # sized to its content, not to the partition: a bundle carries and an install writes only that.
 mkdir -p "$WORK/slot"
 cp "$APPLIANCE/vmlinuz" "$APPLIANCE/initramfs.cpio.zst" "$WORK/slot/"
+"$HERE/updates.sh" "$APPLIANCE" "$KEYRING" "$COMPATIBLE" "$WORK/slot/updates.cpio.zst"
+mv "$WORK/slot/updates.manifest.txt" "$OUT/updates.manifest.txt"
 cmdline=$(sed 's/#.*//' "$APPLIANCE/cmdline.txt" | tr -s ' \n' '  ' | sed 's/^ //; s/ $//')
 [[ $cmdline != *'"'* && $cmdline != *'$'* ]] || die "$APPLIANCE/cmdline.txt has a quote or \$ (GRUB would read it as script)"
-# slot.cfg: read by grub.cfg with `source`, so the kernel command line travels with the kernel
-# in a bundle (the ESP's grub.cfg is never updated).
+# slot.cfg: read by grub.cfg with `source`, so the kernel command line and the list of initrds
+# travel with the kernel in a bundle (the ESP's grub.cfg is never updated). ik.version: the
+# slot's version, for the running system to say (the kernel ignores it).
 cat >"$WORK/slot/slot.cfg" <<EOF
-# inkkiosk $VERSION ($ARCH): the kernel command line of this slot (grub.cfg adds rauc.slot=).
-set ik_slot_cmdline="$cmdline"
+# inkkiosk $VERSION ($COMPATIBLE): this slot's kernel command line (grub.cfg adds rauc.slot=)
+# and its initrds, unpacked in this order.
+set ik_slot_cmdline="$cmdline ik.version=$VERSION"
+set ik_slot_initrds="initramfs.cpio.zst updates.cpio.zst"
 EOF
 echo "$VERSION" >"$WORK/slot/version"
 content_kb=$(du -sk --apparent-size "$WORK/slot" | cut -f1)
@@ -158,6 +178,6 @@ put "$OUT/slot.ext4" 3
 put "$data" 4
 sfdisk --dump "$img" >"$OUT/layout.txt"
 
-log "$img: $(du -h --apparent-size "$img" | cut -f1) ($(du -h "$img" | cut -f1) on disk, sparse); inkkiosk $VERSION ($ARCH)"
+log "$img: $(du -h --apparent-size "$img" | cut -f1) ($(du -h "$img" | cut -f1) on disk, sparse); inkkiosk $VERSION ($COMPATIBLE)"
 log "slot.ext4: $(stat -c %s "$OUT/slot.ext4") bytes (content ${content_kb} KiB); ESP ${ESP_MB} MiB, slots 2 x ${SLOT_MB} MiB, data ${DATA_MB} MiB"
 echo "boot test (OVMF, GRUB, slot A, then the fallback to B): python3 scripts/image/boot-test.py"

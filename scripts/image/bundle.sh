@@ -8,8 +8,9 @@
 #   inkkiosk-VERSION-ARCH-BOARD.raucb   format=verity (the payload is checked block by block as it
 #                                       is read, against a hash tree the signature covers: a
 #                                       truncated or altered bundle fails where it differs);
-#                                       compatible "inkkiosk-ARCH-BOARD"; version from the project
-#                                       (scripts/image/version.sh), or BUNDLE_VERSION
+#                                       compatible "inkkiosk-ARCH-BOARD"; version: the slot's own
+#                                       (its /version: the project's, scripts/image/version.sh, or
+#                                       IMAGE_VERSION when it was built), or BUNDLE_VERSION
 #   info.txt                            `rauc info` of it, checked against the keyring
 #
 # Keys: BUNDLE_CERT and BUNDLE_KEY (a file or a PKCS#11 URI; the vendor's signing certificate and
@@ -21,7 +22,7 @@
 #
 # Environment:
 #   BUNDLE_OUT        output directory
-#   BUNDLE_VERSION    the bundle's version (default: the project's, as `inkkiosk --version`)
+#   BUNDLE_VERSION    the bundle's version (default: the slot's /version)
 #   IMAGE_BOARD       the board named in `compatible` (default qemu)
 #   INKKIOSK_KEYS     where the development keys are (default out/keys/development)
 set -euo pipefail
@@ -39,9 +40,11 @@ die() { log "error: $*"; exit 1; }
 SLOT=${1:-$ROOT/out/image/slot.ext4}
 OUT=${BUNDLE_OUT:-$ROOT/out/bundle}
 BOARD=${IMAGE_BOARD:-qemu}
-VERSION=${BUNDLE_VERSION:-$("$HERE/version.sh")}
 COMPATIBLE=inkkiosk-$ARCH-$BOARD
 [[ -s $SLOT ]] || die "$SLOT is missing; build the image first (make image)"
+# The version the slot says it is (scripts/image/build.sh wrote it), unless BUNDLE_VERSION.
+VERSION=${BUNDLE_VERSION:-$(debugfs -R "cat /version" "$SLOT" 2>/dev/null)}
+[[ -n $VERSION ]] || die "$SLOT has no /version (not made by scripts/image/build.sh?); set BUNDLE_VERSION"
 
 for tool in rauc:rauc mksquashfs:squashfs-tools openssl:openssl; do
     command -v "${tool%%:*}" >/dev/null && continue

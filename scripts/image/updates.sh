@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Builds the update engine of the disk image as a second initramfs archive, which GRUB loads
+# after the appliance's (the kernel unpacks them in order, into one root): RAUC, a minimal
+# D-Bus system bus for it, grub-editenv, the kernel modules an install needs, RAUC's system.conf
+# and the CA certificate that update bundles must be signed under. The appliance itself
+# (scripts/appliance) is unchanged; /init starts what /usr/lib/inkkiosk/boot.d holds.
+#
+#   scripts/image/updates.sh APPLIANCE_DIR KEYRING COMPATIBLE OUTPUT
+#
+# APPLIANCE_DIR: out/appliance (its manifest.txt says what is there already: nothing is shipped
+# twice; its initramfs gives the module index that depmod extends). KEYRING: a CA certificate
+# (PEM), the only one whose bundles the device installs. COMPATIBLE: RAUC's compatible, e.g.
+# inkkiosk-amd64-qemu: a bundle for another is refused. OUTPUT: the archive (zstd).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+APPLIANCE=${1:?appliance directory}
+KEYRING=${2:?keyring (CA certificate)}
+COMPATIBLE=${3:?compatible}
+OUTPUT=${4:?output archive}
+CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
+log() { echo "updates: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+need() {  # need PACKAGE FILE
+    [[ -e $2 ]] && return 0
+    [[ $(id -u) -eq 0 ]] || die "$2 is missing: apt-get install $1"
+    log "installing $1"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$1" >&2
+}
+need rauc /usr/bin/rauc
+need dbus-daemon /usr/bin/dbus-daemon
+need grub-common /usr/bin/grub-editenv
+need kmod /usr/sbin/depmod
+openssl x509 -in "$KEYRING" -noout 2>/dev/null || die "$KEYRING is not a PEM certificate"
+
+MANIFEST=$APPLIANCE/manifest.txt
+[[ -s $MANIFEST ]] || die "$MANIFEST is missing (make appliance)"
+KVER=$(awk -F'\t' '$2 ~ /^usr\/lib\/modules\/[^/]+\/modules.dep$/ {split($2, p, "/"); print p[4]}' "$MANIFEST")
+[[ -n $KVER ]] || die "no kernel modules in $MANIFEST"
+KMOD=$CACHE/kernel/lib/modules/$KVER
+[[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KMOD (scripts/vm/fetch-kernel.sh)"
+declare -A IN_APPLIANCE=()
+while IFS=$'\t' read -r _ path; do IN_APPLIANCE[/$path]=1; done <"$MANIFEST"
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+S=$WORK/root
+mkdir -p "$S"
+
+put() {  # put HOST_PATH [IMAGE_PATH]: unless the appliance has it already
+    local src=$1 dst=${2:-$1}
+    dst=$(realpath -m --no-symlinks "$dst")
+    case $dst in /lib/*|/lib64/*|/bin/*|/sbin/*) dst=/usr$dst ;; esac
+    [[ -z ${IN_APPLIANCE[$dst]:-} ]] || return 0
+    mkdir -p "$S$(dirname "$dst")"
+    cp -L --preserve=mode "$src" "$S$dst"
+}
+put_with_libs() {  # put_with_libs HOST_PATH [IMAGE_PATH]
+    local lib
+    put "$@"
+    while read -r lib; do put "$lib"; done < <(ldd "$1" | awk '/=>/ && $3 ~ /^\// {print $3}')
+    ! ldd "$1" | grep -q "not found" || die "$1: $(ldd "$1" | grep "not found" | head -n1)"
+}
+
+# --- programs -------------------------------------------------------------------------------------
+put_with_libs /usr/bin/rauc
+put_with_libs /usr/bin/dbus-daemon
+# grub-editenv itself goes aside: /usr/bin/grub-editenv (what RAUC calls) is our wrapper, which
+# makes the ESP writable only while the environment block changes.
+put_with_libs /usr/bin/grub-editenv /usr/lib/inkkiosk/grub-editenv
+install -D -m 0755 "$HERE/grub-editenv.sh" "$S/usr/bin/grub-editenv"
+# busybox applets RAUC (umount), grub-editenv.sh (sync) and boot.d/updates.sh (readlink, renice)
+# call, beyond /init's own.
+for applet in umount sync readlink renice; do
+    [[ -n ${IN_APPLIANCE[/usr/bin/$applet]:-} ]] || ln -s busybox "$S/usr/bin/$applet"
+done
+find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*' \) -exec sh -c \
+    'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-unneeded "$f"; fi; done' _ {} +
+
+# --- kernel modules: the bundle's loop device, squashfs and dm-verity; vfat for the ESP -----------
+# Only the modules the appliance lacks are added; depmod runs over the appliance's modules and
+# these together, and its index files replace the appliance's (the later archive wins).
+WANTED=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8)
+zstd -dc "$APPLIANCE/initramfs.cpio.zst" | (mkdir -p "$WORK/base" && cd "$WORK/base" &&
+    cpio -idm --quiet "usr/lib/modules/*" 2>/dev/null)
+M=$WORK/base/usr/lib/modules/$KVER
+[[ -f $M/modules.dep ]] || die "the appliance's initramfs has no usr/lib/modules/$KVER"
+declare -A MODPATH=()
+while IFS= read -r f; do
+    n=$(basename "$f"); n=${n%%.ko*}; n=${n//-/_}; MODPATH[$n]=$f
+done < <(find "$KMOD/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst')
+ADDED=()
+add_module() {
+    local n=${1//-/_} d rel src
+    if [[ -z ${MODPATH[$n]:-} ]]; then
+        grep -qE "/(${n}|${n//_/-})\.ko\$" "$KMOD/modules.builtin" && return 0
+        die "kernel module $n is neither in $KMOD nor built in"
+    fi
+    src=${MODPATH[$n]}; rel=${src#"$KMOD"/}; rel=${rel%.xz}; rel=${rel%.zst}
+    [[ -e $M/$rel ]] && return 0
+    for d in $(modinfo -F depends "$src" | tr ',' ' '); do add_module "$d"; done
+    mkdir -p "$M/$(dirname "$rel")"
+    case $src in
+        *.xz) xz -dc "$src" >"$M/$rel" ;;
+        *.zst) zstd -qdc "$src" >"$M/$rel" ;;
+        *) cp "$src" "$M/$rel" ;;
+    esac
+    strip --strip-debug "$M/$rel"
+    echo "$rel" >>"$M/modules.order"
+    ADDED+=("$rel")
+}
+for m in "${WANTED[@]}"; do add_module "$m"; done
+ln -s usr/lib "$WORK/base/lib"
+depmod -b "$WORK/base" "$KVER"
+mkdir -p "$S/usr/lib/modules/$KVER"
+for rel in "${ADDED[@]}"; do install -D -m 0644 "$M/$rel" "$S/usr/lib/modules/$KVER/$rel"; done
+cp "$M"/modules.* "$S/usr/lib/modules/$KVER/"
+echo "${WANTED[*]}" >"$S/usr/lib/inkkiosk/update-modules"
+
+# --- configuration ---------------------------------------------------------------------------------
+install -D -m 0644 "$KEYRING" "$S/etc/rauc/ca.cert.pem"
+# Slots by partition: A is the disk's partition 2, B its 3 (scripts/image/build.sh). RAUC writes
+# the bundle's image into the one that did not boot (rauc.slot= on the kernel command line),
+# makes GRUB boot it next (ORDER, B_OK=1, B_TRY=0) and keeps its own records on the data
+# partition (the slots are read-only file systems, written whole by an install).
+cat >"$S/etc/rauc/system.conf" <<EOF
+[system]
+compatible=$COMPATIBLE
+bootloader=grub
+grubenv=/run/esp/EFI/BOOT/grubenv
+bundle-formats=-plain
+mountprefix=/run/rauc
+data-directory=/var/lib/inkkiosk/rauc
+
+[keyring]
+path=/etc/rauc/ca.cert.pem
+check-purpose=codesign
+
+[slot.rootfs.0]
+device=/dev/vda2
+type=ext4
+bootname=A
+
+[slot.rootfs.1]
+device=/dev/vda3
+type=ext4
+bootname=B
+EOF
+# The system bus, for root only: RAUC's service and its command line are its only users.
+install -D -m 0644 /dev/stdin "$S/etc/dbus-1/system.conf" <<'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <deny send_destination="*"/>
+    <deny own="*"/>
+  </policy>
+  <policy user="root">
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
+mkdir -p "$S/etc/inkkiosk"
+
+(cd "$S" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) |
+    zstd -q -19 --long=25 -T0 --check >"$OUTPUT.tmp"
+mv "$OUTPUT.tmp" "$OUTPUT"
+(cd "$S" && find . \( -type f -o -type l \) -printf '%s\t%P\n' | LC_ALL=C sort -k2) >"${OUTPUT%.cpio.zst}.manifest.txt"
+log "$OUTPUT: $(stat -c %s "$OUTPUT") bytes, $(wc -l <"${OUTPUT%.cpio.zst}.manifest.txt") files ($(du -sk "$S" | cut -f1) KiB unpacked); modules added: ${ADDED[*]}"
