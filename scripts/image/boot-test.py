@@ -37,6 +37,7 @@ import re
 import selectors
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -93,11 +94,14 @@ def grubenv_set(disk, rundir, **values):
     subprocess.run(["mcopy", "-o", "-i", f"{disk}@@{ESP_OFFSET}", local, GRUBENV], check=True)
 
 
-def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0, drives=(), expect_version=None):
+def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0, drives=(), expect_version=None,
+         kill_on=None, kill_after=None):
     """One boot of `disk`; returns (figures, problems). `until`: a regex that must also come on the
     serial port (a test hook's line) within until_timeout s after the first frame; `drives`: more
     raw disk images (virtio, in order: vdb, …); `expect_version`: the ik.version= the kernel's
-    command line must have."""
+    command line must have; `kill_on`: a regex whose line makes this SIGKILL QEMU at once (a power
+    cut: nothing in the guest's caches reaches the disk) in place of `until`, once a line matching
+    `kill_after` (if given) has come."""
     qmp_path = os.path.join(rundir, f"qmp{n}.sock")
     vars_copy = os.path.join(rundir, f"vars{n}.fd")
     shutil.copy(OVMF_VARS, vars_copy)
@@ -127,7 +131,8 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
     sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
     bufs = {"serial": b"", "stderr": b""}
     ev = {}               # event name → host s since QEMU start
-    state = {"cmdline": None, "marker": None, "status": False, "mounted": False, "until": None}
+    state = {"cmdline": None, "marker": None, "status": False, "mounted": False, "until": None, "killed": None,
+             "armed": kill_after is None}
     qmp = None
     first_frame = None
     final = None
@@ -161,6 +166,14 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
             state["status"] = True
         if re.search(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk", body):
             state["mounted"] = True
+        if kill_after and not state["armed"] and re.search(kill_after, body):
+            state["armed"] = True
+        elif kill_on and state["armed"] and state["killed"] is None and kind == "serial" and re.search(kill_on, body):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            state["killed"] = (now, body)
         if until and state["until"] is None:
             um = re.search(until, body)
             if um:
@@ -180,7 +193,11 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         while True:
             now = time.monotonic()
             if proc.poll() is not None and not sel.get_map():
-                failure = f"QEMU ended (status {proc.returncode}) before the boot was done"
+                if state["killed"] is None:
+                    failure = f"QEMU ended (status {proc.returncode}) before the boot was done"
+                break
+            if kill_on and state["killed"] is None and first_frame is not None and now - t0 > first_frame + until_timeout:
+                failure = f"no line matching {kill_on!r} within {until_timeout:g} s after the first frame"
                 break
             if first_frame is None and now - t0 > opts.timeout:
                 failure = f"no white first frame within {opts.timeout:g} s"
@@ -189,7 +206,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
                 except Exception as e:  # noqa: BLE001
                     note(f"screendump at timeout failed: {e}")
                 break
-            if final is not None and (state["marker"] is not None or now - t0 > opts.timeout + 15):
+            if final is not None and not kill_on and (state["marker"] is not None or now - t0 > opts.timeout + 15):
                 if not until or state["until"] is not None:
                     break
                 if now - t0 > first_frame + until_timeout:
@@ -229,6 +246,9 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
                 final = {"non_white_pixels": count, "box": box}
     except KeyboardInterrupt:
         failure = "interrupted"
+    if state["killed"] is not None:
+        qmp = None  # gone with QEMU
+        proc.wait()
     vmrun.quit_qemu(proc, qmp, timeout=10)
     for kind, f in (("serial", proc.stdout), ("stderr", proc.stderr)):
         rest = bufs[kind] + (f.read() or b"")
@@ -266,6 +286,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         "firmware_s": ev.get("firmware"), "kernel_first_line_s": ev.get("kernel"), "exec_inkkiosk_s": ev.get("exec"),
         "first_frame_s": first_frame, "grubenv_after": env, "problems": problems,
         "until_s": state["until"][0] if state["until"] else None,
+        "killed_s": state["killed"][0] if state["killed"] else None,
     }
     if state["until"]:
         figures["until_line"] = state["until"][1].string

@@ -31,7 +31,7 @@
 #   IMAGE_OUT        output directory
 #   IMAGE_ESP_MB     ESP size (default 64: FAT32 needs at least 65525 clusters)
 #   IMAGE_SLOT_MB    size of each root slot (default 128: room for the kernel and an initramfs
-#                    several times today's 26 MB; fixed once devices are in the field)
+#                    about four times today's 31 MB; fixed once devices are in the field)
 #   IMAGE_DATA_MB    size of the data partition in the image (default 128)
 #   IMAGE_BOARD      the board, in RAUC's compatible "inkkiosk-ARCH-BOARD" (default qemu)
 #   IMAGE_KEYRING    the CA certificate whose bundles the device installs (default: the development

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """An update in QEMU: the disk image boots slot A, installs a signed v2 bundle from a USB stick
-into slot B with RAUC, boots B, confirms it, and boots B again.
+into slot B with RAUC (the power cut the first time, while RAUC writes the slot), boots B,
+confirms it, and boots B again.
 
     python3 scripts/image/update-test.py [--image out/image/inkkiosk-amd64.img] [--timeout 180]
 
@@ -12,9 +13,17 @@ rebuilt by scripts/image/build.sh with IMAGE_VERSION=<version>+v2 and bundled by
 scripts/image/bundle.sh (signed with the development key, checked with `rauc info`); the stick is
 a second virtio disk, vfat, with the bundle on it.
 
-Boot 1 (slot A): the hook confirms A (`rauc status mark-good`: what the kiosk's boot confirmation
-will do), then `rauc install /run/stick/update.raucb`; passes when the install says rc=0 and the
-environment block then reads ORDER="B A" B_OK=1 B_TRY=0.
+The stick also holds four bundles the device must refuse (RAUC's own checks): signed by another
+CA's key, for another board (compatible inkkiosk-amd64-otherboard), truncated (the last 4 KiB
+cut off), altered (one byte of the payload changed: found by dm-verity while it is copied).
+Slot A's hook tries each before the real one: each must exit non-zero, and the log line says why.
+
+Boot 0 (slot A; --no-powercut skips it): the hook confirms A (`rauc status mark-good`: what the
+kiosk's boot confirmation will do), then `rauc install /run/stick/update.raucb`; QEMU is killed
+(SIGKILL: a power cut) as soon as RAUC says it is copying the image into slot B. The
+environment block must then say B_OK=0 (RAUC marked B unbootable before writing it) with A first.
+Boot 1: A again (the cut must not cost the device its running system); the same hook; passes
+when the install says rc=0 and the environment block then reads ORDER="B A" B_OK=1 B_TRY=0.
 Boot 2: GRUB must take B, whose command line says ik.version=<v2>; the kiosk's first frame; the
 hook confirms B (mark-good): B_TRY=0 afterwards.
 Boot 3: B again (confirmed, so not skipped).
@@ -55,6 +64,15 @@ rauc status mark-good
 echo "@@IK-UPDATE mark-good rc=$?@@"
 mkdir -p /run/stick
 mount -t vfat -o ro /dev/vdb /run/stick || echo "@@IK-UPDATE the stick (/dev/vdb) did not mount@@"
+for b in REFUSED; do
+    rauc install "/run/stick/$b.raucb" >/run/refused.log 2>&1
+    rc=$?
+    cat /run/refused.log
+    why=
+    while IFS= read -r l; do case $l in "LastError: "*) why=${l#LastError: } ;; esac; done </run/refused.log
+    echo "@@IK-REFUSED $b rc=$rc why=$why@@"
+done
+echo "@@IK-UPDATE installing update.raucb@@"
 read -r t0 _ </proc/uptime
 rauc install /run/stick/update.raucb
 rc=$?
@@ -63,6 +81,15 @@ sync
 rauc status --detailed
 echo "@@IK-UPDATE install rc=$rc start=$t0 end=$t1@@"
 """
+
+# Each bad bundle, and what RAUC's error (its LastError) must say: refused for the right reason.
+REFUSED = {
+    "other-key": "signature verification failed",        # not under the device's CA
+    "other-board": "Compatible mismatch",                # inkkiosk-amd64-otherboard
+    "truncated": "Invalid bundle format",                # the signature at the end is cut
+    "altered": "Input/output error",                     # dm-verity: "data block … is corrupted"
+}
+HOOK_INSTALL = HOOK_INSTALL.replace("for b in REFUSED;", "for b in " + " ".join(REFUSED) + ";")
 
 HOOK_CONFIRM = "#!/bin/sh\n# TEST ONLY (scripts/image/update-test.py): the v2 slot's hook.\n" + WAIT_FOR_RAUC + """
 rauc status mark-good
@@ -137,6 +164,7 @@ def main():
     ap.add_argument("--cpu", default="qemu64")
     ap.add_argument("--memory", type=int, default=512)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--no-powercut", action="store_true", help="no power cut during the first install")
     opts = ap.parse_args()
 
     image = os.path.realpath(opts.image)
@@ -153,6 +181,7 @@ def main():
     problems = []
     results = []
     bundle_bytes, v2, install_s = 0, None, None
+    refusals = {}
     try:
         version = subprocess.run(["debugfs", "-R", "cat /version", slot], check=True, capture_output=True,
                                  text=True).stdout.strip()
@@ -168,31 +197,76 @@ def main():
         bundle_bytes = os.path.getsize(bundle)
         note(f"v2 ({v2}) slot and bundle made in {time.monotonic() - t:.1f} s: {os.path.basename(bundle)}, {bundle_bytes} bytes")
 
+        # The bundles to refuse: another CA's key, another board, truncated, altered.
+        bad = {}
+        keys = subprocess.run([os.path.join(HERE, "dev-keys.sh")], env=dict(os.environ, INKKIOSK_KEYS=os.path.join(rundir, "other-keys")),
+                              check=True, capture_output=True, text=True).stdout.strip()
+        for name, extra in (("other-key", {"BUNDLE_CERT": f"{keys}/signing.cert.pem", "BUNDLE_KEY": f"{keys}/signing.key.pem",
+                                           "BUNDLE_KEYRING": f"{keys}/ca.cert.pem"}),
+                            ("other-board", {"IMAGE_BOARD": "otherboard"})):
+            made = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_slot], check=True, capture_output=True, text=True,
+                                  env=dict(os.environ, BUNDLE_OUT=os.path.join(rundir, name), **extra)).stdout.strip().splitlines()[-1]
+            bad[name] = made
+        data = open(bundle, "rb").read()
+        bad["truncated"] = os.path.join(rundir, "truncated.raucb")
+        open(bad["truncated"], "wb").write(data[:-4096])
+        bad["altered"] = os.path.join(rundir, "altered.raucb")
+        at = 8 * 2**20   # inside the squashfs payload (the signature is at the end)
+        open(bad["altered"], "wb").write(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
+
         stick = os.path.join(rundir, "stick.img")
         with open(stick, "wb") as f:
-            f.truncate((bundle_bytes // 2**20 + 16) * 2**20)
+            f.truncate((sum(os.path.getsize(b) for b in [bundle, *bad.values()]) // 2**20 + 16) * 2**20)
         subprocess.run(["mkfs.fat", "-n", "INKSTICK", stick], check=True, capture_output=True)
         subprocess.run(["mcopy", "-i", stick, bundle, "::/update.raucb"], check=True)
+        for name, path in bad.items():
+            subprocess.run(["mcopy", "-i", stick, path, f"::/{name}.raucb"], check=True)
 
         disk = os.path.join(rundir, "disk.img")
         subprocess.run(["cp", "--sparse=always", image, disk], check=True)
         put_partition(disk, 2, test_slot(slot, HOOK_INSTALL, os.path.join(rundir, "a-test.ext4"), rundir))
         bt.grubenv_set(disk, rundir, ik_cmdline_extra=bt.TEST_CMDLINE)
 
-        # Boot 1: A, confirm it, install v2 into B.
-        fig, probs = bt.boot(1, disk, "A", opts, rundir, boot_dir, until=r"@@IK-UPDATE install rc=(\d+) start=([\d.]+) end=([\d.]+)@@",
-                             until_timeout=opts.install_timeout, drives=(stick,), expect_version=version)
-        results.append(fig)
-        env1 = fig["grubenv_after"]
-        install_s = None
-        if fig.get("until_line"):
-            m = re.search(r"install rc=(\d+) start=([\d.]+) end=([\d.]+)", fig["until_line"])
-            install_s = float(m.group(3)) - float(m.group(2))
-            if m.group(1) != "0":
-                probs.append(f"rauc install exited {m.group(1)} (see boot1-console.log)")
-        if env1.get("ORDER", "").split()[:1] != ["B"] or env1.get("B_OK") != "1" or env1.get("B_TRY") != "0":
-            probs.append(f"after the install the environment block is not ORDER=\"B …\" B_OK=1 B_TRY=0: {env1}")
-        problems += [f"boot 1: {p}" for p in probs]
+        if not opts.no_powercut:
+            # Boot 0: A, confirm it, install v2 into B: the power is cut while RAUC writes B.
+            fig, probs = bt.boot(0, disk, "A", opts, rundir, boot_dir, until_timeout=opts.install_timeout, drives=(stick,),
+                                 expect_version=version, kill_on=r"^\s*\d+% Copying image to rootfs\.1$",
+                                 kill_after=r"@@IK-UPDATE installing update\.raucb@@")
+            results.append(fig)
+            env0 = fig["grubenv_after"]
+            if fig.get("killed_s") is None:
+                probs.append("the install never started copying into slot B (no power cut)")
+            elif env0.get("B_OK") != "0" or env0.get("ORDER", "").split()[:1] != ["A"]:
+                probs.append(f"after the cut the environment block is not ORDER=\"A …\" B_OK=0: {env0}")
+            problems += [f"boot 0 (power cut): {p}" for p in probs]
+
+        if not problems:
+            # Boot 1: A, confirm it, install v2 into B.
+            fig, probs = bt.boot(1, disk, "A", opts, rundir, boot_dir,
+                                 until=r"@@IK-UPDATE install rc=(\d+) start=([\d.]+) end=([\d.]+)@@",
+                                 until_timeout=opts.install_timeout, drives=(stick,), expect_version=version)
+            results.append(fig)
+            env1 = fig["grubenv_after"]
+            if fig.get("until_line"):
+                m = re.search(r"install rc=(\d+) start=([\d.]+) end=([\d.]+)", fig["until_line"])
+                install_s = float(m.group(3)) - float(m.group(2))
+                if m.group(1) != "0":
+                    probs.append(f"rauc install exited {m.group(1)} (see boot1-console.log)")
+            log = open(os.path.join(boot_dir, "boot1-console.log"), encoding="utf-8", errors="replace").read()
+            for name in REFUSED:
+                m = re.search(r"@@IK-REFUSED " + re.escape(name) + r" rc=(\d+) why=(.*)@@", log)
+                refusals[name] = {"rc": int(m.group(1)), "why": m.group(2).strip()} if m else None
+                if m is None:
+                    probs.append(f"the {name} bundle was not tried (no @@IK-REFUSED {name} …@@)")
+                elif m.group(1) == "0":
+                    probs.append(f"the {name} bundle was INSTALLED (rauc install exited 0)")
+                elif REFUSED[name] not in m.group(2):
+                    probs.append(f"the {name} bundle was refused, but not for the expected reason ({REFUSED[name]!r}): {m.group(2)}")
+            if not re.search(r"device-mapper: verity: .* data block \d+ is corrupted", log):
+                probs.append("the kernel did not report the altered block (device-mapper: verity: … is corrupted)")
+            if env1.get("ORDER", "").split()[:1] != ["B"] or env1.get("B_OK") != "1" or env1.get("B_TRY") != "0":
+                probs.append(f"after the install the environment block is not ORDER=\"B …\" B_OK=1 B_TRY=0: {env1}")
+            problems += [f"boot 1: {p}" for p in probs]
 
         if not problems:
             # Boot 2: B, the new version, confirmed by its hook.
@@ -214,18 +288,22 @@ def main():
 
     print()
     print(f"bundle: {bundle_bytes} bytes ({bundle_bytes / 1e6:.1f} MB), version {v2}")
+    for name, r in refusals.items():
+        print(f"refused {name + ':':<13} " + ("not tried" if r is None else f"rauc install exit {r['rc']}: {r['why']}"))
     if install_s is not None:
         print(f"rauc install (guest's clock, from the stick into slot B): {install_s:.1f} s")
-    print(f"{'boot':<6}{'slot':<6}{'firmware → Boot':>17}{'kernel 1st line':>17}{'exec inkkiosk':>15}{'first frame':>13}{'hook done':>11}")
+    print(f"{'boot':<6}{'slot':<6}{'firmware → Boot':>17}{'kernel 1st line':>17}{'exec inkkiosk':>15}{'first frame':>13}{'hook done':>14}")
     for r in results:
         cells = [f"{r[k]:.2f} s" if r.get(k) is not None else "-" for k in ("firmware_s", "kernel_first_line_s", "exec_inkkiosk_s", "first_frame_s", "until_s")]
-        print(f"{r['boot']:<6}{str(r['slot']):<6}{cells[0]:>17}{cells[1]:>17}{cells[2]:>15}{cells[3]:>13}{cells[4]:>11}")
+        if r.get("killed_s") is not None:
+            cells[4] = f"cut {r['killed_s']:.2f} s"
+        print(f"{r['boot']:<6}{str(r['slot']):<6}{cells[0]:>17}{cells[1]:>17}{cells[2]:>15}{cells[3]:>13}{cells[4]:>14}")
     print("(seconds from QEMU start, on the host's clock; TCG)")
     for r in results:
         e = r["grubenv_after"]
         print(f"grubenv after boot {r['boot']}: " + " ".join(f"{k}={e.get(k)}" for k in ("ORDER", "A_OK", "A_TRY", "B_OK", "B_TRY")))
     with open(os.path.join(boot_dir, "figures.json"), "w") as f:
-        json.dump({"bundle_bytes": bundle_bytes, "version": v2, "install_s": install_s, "boots": results, "problems": problems}, f, indent=2)
+        json.dump({"bundle_bytes": bundle_bytes, "version": v2, "install_s": install_s, "refusals": refusals, "boots": results, "problems": problems}, f, indent=2)
         f.write("\n")
     note(f"console logs and screendumps in {boot_dir}")
     if problems:
