@@ -8,8 +8,9 @@ QEMU: the pc machine, OVMF (Debian's `ovmf`) as its firmware, software emulation
 --accel kvm, std VGA (the guest's bochs DRM driver, as scripts/appliance/boot-test.py), the
 image as a virtio disk (a sparse copy: the image itself is not changed), serial port on a pipe,
 a QMP socket. The copy's grubenv gets ik_cmdline_extra="console=tty1 console=ttyS0 loglevel=6
-ik.appliance.test=1": the kernel's lines and /init's milestones reach the serial port, and the
-appliance's test hook prints one line once PID 1 is the kiosk.
+ik.appliance.test=1 ik.update.confirm_after=never": the kernel's lines and /init's milestones
+reach the serial port, the appliance's test hook prints one line once PID 1 is the kiosk, and no
+boot is confirmed.
 
 Each boot passes when, within --timeout seconds of QEMU's start:
 - the kernel's command line (its "Command line:" line) says rauc.slot=<the expected slot>;
@@ -19,7 +20,8 @@ Each boot passes when, within --timeout seconds of QEMU's start:
   PID 1 is inkkiosk, and /init mounted the data partition (LABEL=inkdata, partition 4);
 and, read on the host from the copy once QEMU is gone, GRUB's environment block records the try
 (<slot>_TRY=1). Boot 1 expects A (the image's ORDER="A B", both OK); boot 2 expects B, because
-A was tried and never confirmed (nothing runs `rauc status mark-good` yet): the rollback.
+A was tried and never confirmed (ik.update.confirm_after=never: the image's own confirmation,
+boot.d/updates.sh, is off, as if the kiosk never got through its stable period): the rollback.
 
 The screen is polled every 0.25 s until the kernel's first line, 0.1 s until /init execs the
 kiosk, then every 0.02 s. Writes BOOT_DIR (default out/image/boot-test/): bootN-grub.png (the
@@ -329,7 +331,8 @@ def main():
         subprocess.run(["cp", "--sparse=always", image, disk], check=True)
         before = grubenv_read(disk)
         note(f"image {image}: {os.path.getsize(image)} bytes ({os.stat(image).st_blocks * 512} on disk); grubenv {before}")
-        grubenv_set(disk, rundir, ik_cmdline_extra=TEST_CMDLINE)
+        # never: no boot is confirmed, as if the kiosk never got through its stable period.
+        grubenv_set(disk, rundir, ik_cmdline_extra=f"{TEST_CMDLINE} ik.update.confirm_after=never")
         results = []
         problems = []
         for n, expect in list(enumerate(("A", "B"), 1))[:opts.boots]:

@@ -5,8 +5,24 @@
 # install needs, mounts the ESP read-only on /run/esp (grub-editenv makes it writable while it
 # writes), starts a D-Bus system bus for root only and RAUC's service on it. `rauc install
 # BUNDLE` and `rauc status …` then work as on any RAUC system.
+#
+# Then it confirms the boot: when the kiosk still has the screen ik.update.confirm_after seconds
+# later (kernel command line; default 60; `never` leaves every boot unconfirmed, for tests), and
+# GRUB marked this boot as a try (<slot>_TRY=1), `rauc status mark-good`. A kiosk that crashes
+# before then takes PID 1 with it: the kernel panics, panic=5 reboots, and GRUB skips the slot.
+# (A kiosk that hangs with the screen held needs the hardware watchdog: not done yet.) Once the
+# boot is confirmed (or needed no confirmation), /run/inkkiosk/boot-confirmed names the slot: what
+# an update client waits for before it reports an update as done.
 PATH=/usr/bin:/usr/sbin
 export PATH
+confirm_after=60
+slot=
+for a in $(cat /proc/cmdline); do
+    case $a in
+        rauc.slot=*) slot=${a#rauc.slot=} ;;
+        ik.update.confirm_after=*) confirm_after=${a#ik.update.confirm_after=} ;;
+    esac
+done
 say() { echo "<5>ik-updates: $*" >/dev/kmsg; }
 shout() { echo "<3>ik-updates: $*" >/dev/kmsg; }
 
@@ -39,5 +55,34 @@ if [ ! -s /etc/machine-id ]; then
     echo "${u//-/}" >/etc/machine-id
 fi
 dbus-daemon --config-file=/etc/dbus-1/system.conf --fork --nopidfile --nosyslog || { shout "dbus-daemon did not start"; exit 1; }
-say "starting rauc service (booted slot: $(for a in $(cat /proc/cmdline); do case $a in rauc.slot=*) echo "${a#rauc.slot=}";; esac; done))"
-exec rauc service
+say "starting rauc service (booted slot: ${slot:-none})"
+rauc service &
+
+[ "$confirm_after" = never ] && exit 0
+case $slot in A|B) ;; *) say "no rauc.slot on the kernel command line: nothing to confirm"; exit 0 ;; esac
+sleep "$confirm_after"
+c=
+read -r c </proc/1/comm
+if [ "$c" != inkkiosk ] || ! has_screen; then
+    shout "the kiosk does not hold the screen $confirm_after s after it took it: slot $slot stays unconfirmed"
+    exit 1
+fi
+try=
+while IFS= read -r l; do case $l in "${slot}_TRY="*) try=${l#*=} ;; esac; done <<EOF
+$(grub-editenv /run/esp/EFI/BOOT/grubenv list 2>/dev/null)
+EOF
+mkdir -p /run/inkkiosk
+if [ "$try" != 1 ]; then
+    say "slot $slot: this boot needs no confirmation (${slot}_TRY=${try:-unset})"
+    echo "$slot" >/run/inkkiosk/boot-confirmed
+    exit 0
+fi
+# The service may still be starting: ask until it answers (bounded).
+i=0
+until out=$(rauc status mark-good 2>&1); do
+    i=$((i + 1))
+    if [ "$i" -gt 60 ]; then shout "slot $slot: rauc status mark-good failed: $out"; exit 1; fi
+    sleep 0.5
+done
+say "slot $slot: boot confirmed, the kiosk held the screen for $confirm_after s (rauc status mark-good)"
+echo "$slot" >/run/inkkiosk/boot-confirmed
