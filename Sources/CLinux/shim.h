@@ -41,3 +41,12 @@ static inline int ik_tgkill(int pid, int tid, int sig) { return (int)syscall(SYS
 static inline int ik_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 /* Whether the process may dump core, and be read through /proc or ptrace by its own user. */
 static inline int ik_set_dumpable(int on) { return prctl(PR_SET_DUMPABLE, on, 0, 0, 0); }
+
+/* The kernel's watchdog API (Documentation/watchdog/watchdog-api.rst). The request numbers come
+ * from the kernel's own header, so they are right on every architecture (_IOR/_IOWR differ). */
+#include <linux/watchdog.h>
+static inline int ik_watchdog_set_timeout(int fd, int *seconds) { return ioctl(fd, WDIOC_SETTIMEOUT, seconds); }
+static inline int ik_watchdog_get_timeout(int fd, int *seconds) { return ioctl(fd, WDIOC_GETTIMEOUT, seconds); }
+static inline int ik_watchdog_keepalive(int fd) { int unused = 0; return ioctl(fd, WDIOC_KEEPALIVE, &unused); }
+static inline unsigned long ik_wdioc_settimeout(void) { return (unsigned long)WDIOC_SETTIMEOUT; }
+static inline unsigned long ik_wdioc_keepalive(void) { return (unsigned long)WDIOC_KEEPALIVE; }

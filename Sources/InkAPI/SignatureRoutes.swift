@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NIOHTTP1
+import InkCore
 import Synchronization
 
 /// The HTTP side of the desk: JSON in and out, one status code per outcome.
@@ -20,11 +21,14 @@ struct SignatureRoutes: Sendable {
     let documents: DocumentStore?
     /// What the kiosk requires of a document's signing, whatever the host asks.
     let policy: DocumentPolicy
+    /// The disk image's slot and version, when the machine booted from one (`/health`).
+    let image: BootedImage?
 
     /// Who may ask was judged before (`RequestAccess`: host, origin, token, content type).
     init(desk: SignatureDesk, waits: WaitCount, longestWait: Double, documents: DocumentStore? = nil,
-         policy: DocumentPolicy = DocumentPolicy()) {
+         policy: DocumentPolicy = DocumentPolicy(), image: BootedImage? = nil) {
         self.desk = desk
+        self.image = image
         self.waits = waits
         self.longestWait = longestWait
         self.documents = documents
@@ -75,7 +79,7 @@ struct SignatureRoutes: Sendable {
         switch parts {
         case ["health"]:
             try only([.GET], request)
-            return .now(health.answer(Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil })))
+            return .now(health.answer(Health(waiting: desk.latest().flatMap { $0.state == .waiting ? $0.id : nil }, image: image)))
         case ["signatures"]:
             try only([.POST], request)
             return try start(request)
@@ -246,12 +250,15 @@ private final class LastAnswer<Value: Encodable & Equatable & Sendable>: Sendabl
 private struct Health: Encodable, Equatable, Sendable {
     var ok = true
     var waiting: String?
+    /// null on a machine that did not boot from the disk image.
+    var image: BootedImage?
 
-    enum CodingKeys: String, CodingKey { case ok, waiting }
+    enum CodingKeys: String, CodingKey { case ok, waiting, image }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(ok, forKey: .ok)
         try c.encode(waiting, forKey: .waiting)   // null when idle, not left out
+        try c.encode(image, forKey: .image)       // null too: the question was asked, the answer is "none"
     }
 }

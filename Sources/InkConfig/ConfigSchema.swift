@@ -13,7 +13,7 @@ public enum ConfigSchema {
     /// In the order the shipped config/inkkiosk.toml has them.
     public static var sections: [ConfigSection] {
         [root, display, input, device, tools] + ToolKind.allCases.map(tool)
-            + [buttons, hover, prediction, storage, limits, pdfHelper, log, lockdown, ui, uiText, signature, classroom, api]
+            + [buttons, hover, prediction, storage, limits, pdfHelper, log, lockdown, ui, uiText, signature, classroom, api, update]
     }
 
     private static let ink = InteractionSettings(screen: PixelSize(width: 1, height: 1))
@@ -35,6 +35,7 @@ public enum ConfigSchema {
         .table("lockdown", "Keys and the console."), .table("limits", "Everything that grows."),
         .table("pdf_helper", "Who the PDF helper runs as."),
         .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
+        .table("update", "What the disk image's update engine needs of the kiosk."),
     ])
 
     static let display = ConfigSection("display", "The screen the kiosk takes (DRM/KMS). Command-line flags override these.", [
@@ -360,5 +361,29 @@ public enum ConfigSchema {
                   "Seconds; a client held off gets 429 with Retry-After for a wrong token for this long."),
         ConfigKey("auth_clients_tracked", .integer(APILimits.authClientsRange), .integer(apiLimits.authClientsTracked),
                   "Clients whose wrong tokens are remembered (the oldest go first)."),
+    ])
+
+    private static let updates = UpdateSettings()
+
+    static let update = ConfigSection("update", "What the disk image's update engine needs of the kiosk (docs/DEPLOYMENT.md, "
+                                      + "\"Updating\"): a hardware watchdog fed by the kiosk's loop, and two files that say "
+                                      + "when the kiosk is ready and when it must not be interrupted. The image sets all four.", [
+        ConfigKey("watchdog", .path, .unset("none"),
+                  "The hardware watchdog, e.g. \"/dev/watchdog\": opened at start and fed from the kiosk's own loop every "
+                  + "quarter of watchdog_timeout, so a loop that hangs stops feeding it and the machine resets (the image's "
+                  + "boot loader then skips an unconfirmed slot). A clean stop disarms it (the magic close); a crash does not. "
+                  + "A watchdog that cannot be opened or set stops the kiosk at start."),
+        ConfigKey("watchdog_timeout", .integer(UpdateSettings.watchdogTimeoutRange), .integer(updates.watchdogTimeout),
+                  "Seconds without a feed before the watchdog resets the machine (WDIOC_SETTIMEOUT; a driver may round it: "
+                  + "the kiosk logs what it got). Keep it below the image's ik.update.confirm_after, so a hang within the "
+                  + "stable period resets the machine before the boot is confirmed."),
+        ConfigKey("ready_file", .path, .unset("none"),
+                  "Written (atomically) once the first frame is on screen and the input devices are open, e.g. "
+                  + "\"/run/inkkiosk/ready\": the image confirms a new slot only after it, plus the stable period. Removed "
+                  + "at a clean stop."),
+        ConfigKey("busy_file", .path, .unset("none"),
+                  "Present while a session must not be interrupted, e.g. \"/run/inkkiosk/busy\", holding why (a host's "
+                  + "signature request open, ink on the signature pad, a capture or a classroom save being written); "
+                  + "absent otherwise. The image installs and reboots into an update only while it is absent."),
     ])
 }

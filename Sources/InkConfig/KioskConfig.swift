@@ -27,6 +27,8 @@ public struct KioskConfig: Sendable {
     /// The mode and its screen: `mode`, `[ui]`, `[signature]`, `[classroom]`, `[api]`.
     public var screen = ScreenSettings()
     public var lockdown = LockdownConfig()
+    /// `[update]`: the watchdog, the ready and busy files.
+    public var update = UpdateSettings()
     /// `[log] level`: the lowest level written to stderr (the journal); nil: info.
     public var logLevel: Logger.Level?
 
@@ -140,6 +142,7 @@ public struct KioskConfig: Sendable {
             if let v = r.number("damaged_days", in: t, of: S.storage) { c.damagedJournals.limits.maxAgeDays = v }
         }
         if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
+        if let t = r.table("update", in: root, at: "") { c.update = UpdateSettings(t, &r) }
         if c.screen.mode == .signature && !c.screen.capture.signatureStorageChosen && root["signature"]?.table?["encrypt_to"] == nil {
             // (A key written but unreadable has its own problem already.)
             r.problem(root["signature"] == nil ? "mode" : "signature", Self.unsealedSignatures)

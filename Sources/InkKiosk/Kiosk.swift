@@ -38,6 +38,11 @@ public struct KioskOptions: Sendable {
     public var lockdown = true
     /// The key combination that stops the kiosk (for technicians); nil: none.
     public var serviceKeys: ServiceKeys? = nil
+    /// `[update]`: the hardware watchdog, the ready and busy files.
+    public var update = UpdateSettings()
+    /// The kernel's command line (`/proc/cmdline`, read by the caller): the disk image's slot
+    /// and version, and the image tests' switches.
+    public var kernel = KernelCommandLine("")
     public init() {}
 }
 
@@ -103,6 +108,11 @@ public final class Kiosk {
     /// systemd's notify socket: ready, watchdog pings, status lines (nil when not under systemd).
     private lazy var notifier = ServiceNotifier(log: log)
     private var idleStatus = IdleStatus()
+    /// `[update] watchdog`: fed after each turn of the loop (nil: none).
+    private var watchdog: HardwareWatchdog?
+    private var watchdogFailing = false
+    /// `[update] busy_file`: present while the screen has a session an update must not cut.
+    private var busy: BusyMarker?
     /// The kernel time of the newest input handled, and frames drawn: what the status reports.
     private var newestInput = 0.0
     private var framesDrawn = 0
@@ -181,6 +191,9 @@ public final class Kiosk {
             if let key = options.screen.capture.encryptTo { report.append("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
             if options.screen.capture.storePlaintext { log.warning("signatures are stored in plaintext ([signature] store_plaintext = true)") }
         }
+        let (booted, bootWarning) = options.kernel.bootedImage()
+        if let bootWarning { log.warning("\(bootWarning)") }
+        if let booted { report.append("booted from the disk image: \(booted)") }
         if let listen = options.screen.api.address, let signature = screen as? SignatureScreen {
             // What the host was told before this start answers again: accepted, interrupted, …
             let archive = OutboxArchive(outbox: options.screen.capture.outbox, retention: options.screen.capture.outboxRetention)
@@ -216,7 +229,7 @@ public final class Kiosk {
             }
             let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.api.limits, token: token,
                                             access: options.screen.api.access, documentsDirectory: options.screen.apiDocumentsPath,
-                                            documentPolicy: options.screen.capture.documentPolicy) { _ in stopped.signal() }
+                                            documentPolicy: options.screen.capture.documentPolicy, image: booted) { _ in stopped.signal() }
             try server.startBlocking()
             signature.serve(desk)
             api = server
@@ -305,6 +318,7 @@ public final class Kiosk {
         }
         if let fd = chores.wakeFD { try loop.watch(fd) { [unowned self] in chores.deliver(); updateScreen() } }
         if let interval = notifier?.watchdogInterval { startupReport.append(String(cFormat: "systemd watchdog: %.1f s", interval)) }
+        try startUpdateSignals()
         try loop.watch(seatOpened.fd) { [unowned self] in
             seatOpened.drain()
             do { try takeSeat() } catch {
@@ -329,8 +343,54 @@ public final class Kiosk {
         }
         notifier?.send(["STOPPING=1"])
         try finish()
+        endUpdateSignals(clean: apiFailure == nil && seatFailure == nil)
         if let apiFailure { throw KioskError(apiFailure) }
         if let seatFailure { throw seatFailure }
+    }
+
+    /// `[update]`: the watchdog is armed before the first frame (a kiosk that never gets that far
+    /// resets the machine too); a busy file left by a crashed run goes.
+    private func startUpdateSignals() throws {
+        let update = options.update
+        if let path = update.watchdog {
+            do {
+                let armed = try HardwareWatchdog(path: path, timeout: update.watchdogTimeout)
+                watchdog = armed
+                startupReport.append("hardware watchdog \(path): \(armed.timeout) s, fed from the loop every \(String(cFormat: "%.1f", Double(armed.timeout) / 4)) s"
+                                     + (armed.timeout != update.watchdogTimeout ? " (asked for \(update.watchdogTimeout) s: the driver's nearest)" : ""))
+            } catch {
+                throw KioskError("[update] watchdog: \(error)")
+            }
+        }
+        if let path = update.busyFile {
+            do { busy = try BusyMarker(path: path) } catch { throw KioskError("[update] busy_file: \(error)") }
+        }
+        if let path = update.readyFile {
+            do { try StateFile(path: path).remove() } catch { throw KioskError("[update] ready_file: \(error)") }
+        }
+    }
+
+    /// The ready file once the kiosk works: its first frame on screen, its input devices open.
+    private func sayReady() {
+        guard let path = options.update.readyFile else { return }
+        var up = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &up)
+        do {
+            try StateFile(path: path).write(String(cFormat: "pid %d, up %.3f s: first frame on screen, input open\n", getpid(),
+                                                   Double(up.tv_sec) + Double(up.tv_nsec) / 1e9))
+            log.notice("ready: \(path) written")
+        } catch {
+            // Nothing confirms this boot then: the image falls back at the next one. Said loudly.
+            log.error("[update] ready_file: \(error); an update engine waiting for it will not confirm this boot")
+        }
+    }
+
+    /// A clean stop disarms the watchdog and removes the files; after a failure the watchdog
+    /// stays armed (a restarted kiosk feeds it again, else the machine resets).
+    private func endUpdateSignals(clean: Bool) {
+        if clean { watchdog?.disarm() }
+        if let path = options.update.readyFile { try? StateFile(path: path).remove() }
+        if let error = busy?.update(nil) { log.warning("[update] busy_file: \(error)") }
     }
 
     /// Takes the seat its thread has opened: the devices come in with the first read.
@@ -345,6 +405,7 @@ public final class Kiosk {
         log.info("\(trace.followUp("input ready"))")
         readInput()
         notifier?.send(["READY=1", "STATUS=\(status("Ready"))"])
+        sayReady()
     }
 
     /// Removes journals put aside as unreadable beyond `[storage] damaged_keep` and
@@ -468,14 +529,28 @@ public final class Kiosk {
             log.info("\(started)")
             for line in startupReport { log.info("\(line)") }
             startupReport = []
+            if options.kernel.value(Self.testHangSwitch) == "first-frame" { hangForTest() }
         }
+    }
+
+    /// TEST ONLY (scripts/image/watchdog-test.py): `ik.test.hang=first-frame` on the kernel
+    /// command line stops the loop right after its first frame, as a kiosk stuck in a bug would:
+    /// the screen stays, the other threads run on, the watchdog is fed no more and no ready file
+    /// is written. Never set on a machine in use.
+    static let testHangSwitch = "ik.test.hang"
+
+    private func hangForTest() -> Never {
+        let fed = watchdog.map { "; the watchdog \($0.path) is no longer fed (\($0.timeout) s)" } ?? ""
+        log.critical("TEST ONLY: \(Self.testHangSwitch)=first-frame on the kernel command line: the loop stops here\(fed)")
+        while true { sleep(3600) }
     }
 
     /// How long the loop may sleep: until the watchdog's next ping, the idle status or the
     /// display's deadline is due.
     private func nextWake() -> Int32 {
         let now = monotonicNow()
-        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now), display.secondsUntilDeadline()].compactMap { $0 }
+        let waits = [idleStatus.until(now: now), notifier?.untilPing(now: now), watchdog?.untilFeed(now: now),
+                     display.secondsUntilDeadline()].compactMap { $0 }
         guard let soonest = waits.min() else { return -1 }
         return Int32(min((soonest * 1000).rounded(.up), 60_000))
     }
@@ -486,11 +561,27 @@ public final class Kiosk {
         let now = monotonicNow()
         if handled > 0 { idleStatus.activity(at: now) }
         notifier?.pingIfDue(now: now)
+        feedWatchdog(now: now)
+        if busy != nil, let error = busy?.update(screen.busy(pipeline)) { log.warning("[update] busy_file: \(error)") }
         guard idleStatus.takeDue(now: now) else { return }
         if pipeline.needsFrame || display.flipPending {
             idleStatus.activity(at: now)   // not caught up yet: ask again after the next quiet moment
         } else {
             notifier?.send(["STATUS=\(status("Idle"))"])
+        }
+    }
+
+    /// From the loop itself, like systemd's ping: a failed feed is said once (the machine may
+    /// reset within the timeout), and again when it works.
+    private func feedWatchdog(now: Double) {
+        guard let watchdog else { return }
+        do {
+            try watchdog.feedIfDue(now: now)
+            if watchdogFailing { log.notice("hardware watchdog \(watchdog.path) is fed again") }
+            watchdogFailing = false
+        } catch {
+            if !watchdogFailing { log.error("hardware watchdog: \(error); the machine resets within \(watchdog.timeout) s") }
+            watchdogFailing = true
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import InkCommandLine
+import InkCore
 import InkKiosk
 import InkLog
 
@@ -20,6 +21,17 @@ struct InkKioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inkkiosk",
         abstract: "Pen and touch ink for embedded Linux: libinput in, DRM/KMS out.",
-        version: InkKioskVersion.string,
+        version: versionLines(KernelCommandLine.ofThisMachine()),
         subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, ConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self])
+}
+
+extension InkKioskCommand {
+    /// `--version`: the program's version alone on its first line (scripts read it), then, on a
+    /// machine booted from the disk image, the image's slot and version (its kernel command line).
+    static func versionLines(_ kernel: KernelCommandLine) -> String {
+        let (image, warning) = kernel.bootedImage()
+        if let image { return "\(InkKioskVersion.string)\n\(image)" }
+        if let warning { return "\(InkKioskVersion.string)\n\(warning)" }
+        return InkKioskVersion.string
+    }
 }

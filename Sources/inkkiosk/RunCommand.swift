@@ -149,6 +149,8 @@ extension KioskFlags {
         o.configure = { patch.apply(to: &$0) }
         o.lockdown = !noLockdown && file.lockdown.enabled != false
         o.serviceKeys = try serviceKeys.map { $0.isEmpty ? nil : try ServiceKeys(parsing: $0) } ?? file.lockdown.serviceKeys
+        o.update = file.update
+        o.kernel = .ofThisMachine()
         return o
     }
 }

@@ -8,6 +8,7 @@ import InkLoop
 @testable import InkKiosk
 @testable import InkAPI
 import InkTestSupport
+import InkCore
 
 /// The kiosk's side of the desk in a few lines: a thread asleep in poll() on `wakeFD` that takes
 /// the messages and finishes captures as the signature screen will (cancel and timeout at once,
@@ -185,6 +186,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let idle = try await curl("GET", "/health", at: api)
             #expect(idle.code == 200)
             #expect(try idle.object()["ok"] as? Bool == true && idle.object()["waiting"] is NSNull, "\(idle.body)")
+            #expect(try idle.object()["image"] is NSNull, "not booted from the disk image: said, not guessed: \(idle.body)")
 
             let started = try await curl("POST", "/signatures", #"{"prompt": "Total 42.00 EUR: please sign", "timeout": 60}"#, at: api)
             #expect(started.code == 201, "\(started.body)")
@@ -404,6 +406,19 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             let second = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: port))
             await #expect { try await second.start() } throws: { "\($0)".contains("cannot listen on 127.0.0.1:\(port)") }
         }
+    }
+
+    /// Booted from the disk image: /health says which slot and which version, as the kernel
+    /// command line did (an engineer or a fleet check asks the kiosk, not the boot loader).
+    @Test func healthNamesTheBootedSlotAndVersion() async throws {
+        let booted = try #require(try BootedImage(KernelCommandLine("console=tty1 ik.version=1.0.0+v2 rauc.slot=B")))
+        let server = SignatureAPIServer(desk: try SignatureDesk(defaultTimeout: nil), address: .tcp(host: "127.0.0.1", port: 0), image: booted)
+        try await server.start()
+        let api = Endpoint(try #require(await server.listeningAddress()))
+        let health = try await curl("GET", "/health", at: api)
+        let image = try #require(try health.object()["image"] as? [String: Any], "\(health.body)")
+        #expect(health.code == 200 && image["slot"] as? String == "B" && image["version"] as? String == "1.0.0+v2", "\(health.body)")
+        await server.stop()
     }
 
     /// With no kiosk to confirm, DELETE answers 202 and the capture stays waiting until the kiosk finishes it.

@@ -40,6 +40,8 @@ public final class SignatureAPIServer: Sendable {
     private let documents: DocumentStore?
     /// `[signature] min_review` and `document_lock`, applied to every request on a document.
     private let documentPolicy: DocumentPolicy
+    /// The disk image's slot and version for `/health`; nil: not booted from the image.
+    private let image: BootedImage?
 
     private enum Phase {
         case idle, starting
@@ -53,10 +55,11 @@ public final class SignatureAPIServer: Sendable {
     /// (last: a trailing closure is `onGiveUp`). `onGiveUp` runs (on a task) if the server stops for good, with why. `firstRetryPause`:
     /// tests lengthen it to act between a failure and the next listen. `documentsDirectory`:
     /// where uploaded PDFs are kept (`[api] documents_dir`); nil: no `/documents`. `documentPolicy`:
-    /// what the kiosk requires of their signing (`[signature] min_review`, `document_lock`).
+    /// what the kiosk requires of their signing (`[signature] min_review`, `document_lock`). `image`: the disk image
+    /// booted (slot, version), for `/health`; nil: not booted from the image.
     public init(desk: SignatureDesk, address: APIAddress, limits: APILimits = APILimits(), token: BearerToken? = nil,
                 access: APIAccess = APIAccess(), documentsDirectory: String? = nil, documentPolicy: DocumentPolicy = DocumentPolicy(),
-                firstRetryPause: Duration = .milliseconds(10),
+                image: BootedImage? = nil, firstRetryPause: Duration = .milliseconds(10),
                 onGiveUp: @escaping @Sendable (String) -> Void = { _ in },
                 log: Logger = Logger(label: "inkkiosk.api")) {
         self.desk = desk
@@ -68,6 +71,7 @@ public final class SignatureAPIServer: Sendable {
         self.firstRetryPause = firstRetryPause
         self.onGiveUp = onGiveUp
         self.documentPolicy = documentPolicy
+        self.image = image
         gate = ConnectionGate(capacity: limits.maxConnections, perClient: limits.maxConnectionsPerClient)
         waits = WaitCount(limit: limits.maxWaits)
         recovery = Mutex(ListenerRecovery(firstPause: firstRetryPause))
@@ -206,7 +210,7 @@ public final class SignatureAPIServer: Sendable {
         let requestAccess = self.requestAccess
         let documents = self.documents
         let routes = SignatureRoutes(desk: desk, waits: waits, longestWait: limits.longestWait, documents: documents,
-                                     policy: documentPolicy)
+                                     policy: documentPolicy, image: image)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -40,6 +40,9 @@ public final class ClassroomScreen: KioskScreen {
     public private(set) var saving = false
     var message: Notice?
     public var storageWarning: String?
+    /// A save (a pupil's hand-in: the notebook's pages written as PNG and PDF) under way: a
+    /// restart would leave it half done. Drawing itself needs no hold: the journal keeps every stroke.
+    public func busy(_ pipeline: FramePipeline) -> String? { saving ? "the notebook is being saved" : nil }
     /// Worksheets are listed, opened and their pages drawn by poppler on a thread of their own.
     public var wakeFDs: [Int32] { [sheets.wakeFD].compactMap { $0 } }
     /// Files written by the last save.

@@ -36,10 +36,15 @@ public protocol KioskScreen: AnyObject {
     var wakeFDs: [Int32] { get }
     /// What the status line adds about this screen (systemd's STATUS=), if anything.
     func status(_ pipeline: FramePipeline) -> String?
+    /// Why no update may install or reboot now (a session a restart would cut), if anything:
+    /// the kiosk keeps `[update] busy_file` present, holding this, while it is not nil.
+    func busy(_ pipeline: FramePipeline) -> String?
 }
 
 extension KioskScreen {
     public func status(_ pipeline: FramePipeline) -> String? { nil }
+    /// Ink alone has no session: its journal keeps every finished stroke.
+    public func busy(_ pipeline: FramePipeline) -> String? { nil }
 }
 
 /// Shared look: fonts and sizes in millimetres.

@@ -84,6 +84,15 @@ public final class SignatureScreen: KioskScreen {
     /// document, if it has one, is in the signing view).
     public var signing: Bool { (!settings.hosted || request != nil) && (session == nil || session?.phase == .signing) }
 
+    /// A capture being written, a host's request open, or (without a host) ink on the pad: a
+    /// restart now would cut a customer's signature.
+    public func busy(_ pipeline: FramePipeline) -> String? {
+        if let saving { return "signature \(saving): its files are being written" }
+        if let request { return "signature \(request.id): requested by the host" }
+        if !pipeline.document.strokes.isEmpty || !pipeline.document.active.isEmpty { return "a signature is being drawn" }
+        return nil
+    }
+
     // MARK: requests from a host
 
     /// A host asks for a signature. The screen starts blank.
