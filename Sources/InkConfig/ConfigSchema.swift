@@ -372,7 +372,8 @@ public enum ConfigSchema {
                   "The hardware watchdog, e.g. \"/dev/watchdog\": opened at start and fed from the kiosk's own loop every "
                   + "quarter of watchdog_timeout, so a loop that hangs stops feeding it and the machine resets (the image's "
                   + "boot loader then skips an unconfirmed slot). A clean stop disarms it (the magic close); a crash does not. "
-                  + "A watchdog that cannot be opened or set stops the kiosk at start."),
+                  + "A watchdog that cannot be opened or set is logged as an error; the kiosk draws on without it but "
+                  + "never writes ready_file, so the image does not confirm that boot (an update that lost it rolls back)."),
         ConfigKey("watchdog_timeout", .integer(UpdateSettings.watchdogTimeoutRange), .integer(updates.watchdogTimeout),
                   "Seconds without a feed before the watchdog resets the machine (WDIOC_SETTIMEOUT; a driver may round it: "
                   + "the kiosk logs what it got). Keep it below the image's ik.update.confirm_after, so a hang within the "

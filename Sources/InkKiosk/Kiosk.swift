@@ -111,6 +111,8 @@ public final class Kiosk {
     /// `[update] watchdog`: fed after each turn of the loop (nil: none).
     private var watchdog: HardwareWatchdog?
     private var watchdogFailing = false
+    /// Why the configured watchdog could not be armed: then the kiosk is never "ready".
+    private var watchdogMissing: String?
     /// `[update] busy_file`: present while the screen has a session an update must not cut.
     private var busy: BusyMarker?
     /// The kernel time of the newest input handled, and frames drawn: what the status reports.
@@ -349,7 +351,9 @@ public final class Kiosk {
     }
 
     /// `[update]`: the watchdog is armed before the first frame (a kiosk that never gets that far
-    /// resets the machine too); a busy file left by a crashed run goes.
+    /// resets the machine too); a busy file left by a crashed run goes. A watchdog that cannot be
+    /// armed does not stop the kiosk (a board would boot into the same failure again and again):
+    /// it draws on, says so, and never says it is ready, so the image does not confirm the boot.
     private func startUpdateSignals() throws {
         let update = options.update
         if let path = update.watchdog {
@@ -359,7 +363,8 @@ public final class Kiosk {
                 startupReport.append("hardware watchdog \(path): \(armed.timeout) s, fed from the loop every \(String(cFormat: "%.1f", Double(armed.timeout) / 4)) s"
                                      + (armed.timeout != update.watchdogTimeout ? " (asked for \(update.watchdogTimeout) s: the driver's nearest)" : ""))
             } catch {
-                throw KioskError("[update] watchdog: \(error)")
+                watchdogMissing = "[update] watchdog: \(error)"
+                log.error("[update] watchdog: \(error); the kiosk runs without it and does not say it is ready: this boot will not be confirmed")
             }
         }
         if let path = update.busyFile {
@@ -373,6 +378,10 @@ public final class Kiosk {
     /// The ready file once the kiosk works: its first frame on screen, its input devices open.
     private func sayReady() {
         guard let path = options.update.readyFile else { return }
+        if let watchdogMissing {
+            log.error("not ready (\(path) not written): \(watchdogMissing)")
+            return
+        }
         var up = timespec()
         clock_gettime(CLOCK_BOOTTIME, &up)
         do {

@@ -122,7 +122,7 @@ import InkTestSupport
         #endif
     }
 
-    @Test func aWatchdogThatIsNoWatchdogStopsTheStartWithTheReason() throws {
+    @Test func aWatchdogThatIsNoWatchdogIsRefusedWithTheReason() throws {
         let dir = try directory()
         #expect { try HardwareWatchdog(path: "\(dir)/none", timeout: 30) } throws: {
             "\($0)".contains("cannot open the watchdog \(dir)/none: No such file or directory") && "\($0)".contains("driver must be loaded")

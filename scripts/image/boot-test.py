@@ -4,7 +4,7 @@ first boot must take slot A; the second, since nothing confirmed A's boot, must 
 
     python3 scripts/image/boot-test.py [--image out/image/inkkiosk-amd64.img] [--timeout 180]
 
-QEMU: the pc machine, OVMF (Debian's `ovmf`) as its firmware, software emulation (TCG) unless
+QEMU: the pc machine with its i6300esb watchdog (-action watchdog=reset), OVMF (Debian's `ovmf`) as its firmware, software emulation (TCG) unless
 --accel kvm, std VGA (the guest's bochs DRM driver, as scripts/appliance/boot-test.py), the
 image as a virtio disk (a sparse copy: the image itself is not changed), serial port on a pipe,
 a QMP socket. The copy's grubenv gets ik_cmdline_extra="console=tty1 console=ttyS0 loglevel=6
@@ -96,14 +96,31 @@ def grubenv_set(disk, rundir, **values):
     subprocess.run(["mcopy", "-o", "-i", f"{disk}@@{ESP_OFFSET}", local, GRUBENV], check=True)
 
 
+class EventQMP(vmrun.QMP):
+    """QMP that keeps the events it reads past (WATCHDOG, SHUTDOWN, …), with the host's time."""
+
+    def __init__(self, *args, **kwargs):
+        self.events = []
+        super().__init__(*args, **kwargs)
+
+    def _read(self):
+        msg = super()._read()
+        if "event" in msg:
+            self.events.append((time.monotonic(), msg))
+        return msg
+
+
 def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0, drives=(), expect_version=None,
-         kill_on=None, kill_after=None):
+         kill_on=None, kill_after=None, qemu_args=(), expect_exit=False):
     """One boot of `disk`; returns (figures, problems). `until`: a regex that must also come on the
     serial port (a test hook's line) within until_timeout s after the first frame; `drives`: more
     raw disk images (virtio, in order: vdb, …); `expect_version`: the ik.version= the kernel's
     command line must have; `kill_on`: a regex whose line makes this SIGKILL QEMU at once (a power
     cut: nothing in the guest's caches reaches the disk) in place of `until`, once a line matching
-    `kill_after` (if given) has come."""
+    `kill_after` (if given) has come. `qemu_args`: more QEMU options (a watchdog device);
+    `expect_exit`: the boot ends when QEMU ends on its own (a reset, with -no-reboot) within
+    until_timeout s after the first frame; QMP is asked every 0.5 s meanwhile, so its events
+    (figures["qmp_events"]) are read."""
     qmp_path = os.path.join(rundir, f"qmp{n}.sock")
     vars_copy = os.path.join(rundir, f"vars{n}.fd")
     shutil.copy(OVMF_VARS, vars_copy)
@@ -120,6 +137,10 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         "-device", "virtio-rng-pci",
         "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
+        # The board's watchdog (the image loads its driver; the kiosk feeds it): a hung kiosk resets
+        # the machine, which -no-reboot turns into QEMU's end.
+        "-device", "i6300esb", "-action", "watchdog=reset",
+        *qemu_args,
     ]
     log_path = os.path.join(boot_dir, f"boot{n}-console.log")
     logf = open(log_path, "w", encoding="utf-8", errors="replace")
@@ -184,20 +205,47 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         if mm and state["marker"] is None:
             state["marker"] = mm.group(2)
 
-    def dump(path, fmt):
+    events = []
+
+    def connect():
         nonlocal qmp
         if qmp is None:
-            qmp = vmrun.QMP(qmp_path, time.monotonic() + 10)
+            qmp = EventQMP(qmp_path, time.monotonic() + 10)
+            events.append(qmp.events)
+
+    def dump(path, fmt):
+        connect()
         qmp.execute("screendump", filename=path, format=fmt)
 
     next_poll = t0 + 0.5
+    next_event_poll = 0.0
     try:
         while True:
             now = time.monotonic()
+            if proc.poll() is not None and "exit" not in ev:
+                ev["exit"] = now - t0
+                if expect_exit and qmp is not None:
+                    try:  # the events QEMU sent before it went (WATCHDOG comes just before the reset)
+                        qmp.sock.settimeout(1)
+                        while True:
+                            qmp._read()
+                    except Exception:  # noqa: BLE001 - closed: all read
+                        pass
             if proc.poll() is not None and not sel.get_map():
-                if state["killed"] is None:
+                if expect_exit and first_frame is None:
+                    failure = f"QEMU ended (status {proc.returncode}) before the first frame"
+                elif state["killed"] is None and not expect_exit:
                     failure = f"QEMU ended (status {proc.returncode}) before the boot was done"
                 break
+            if expect_exit and first_frame is not None and now - t0 > first_frame + until_timeout:
+                failure = f"QEMU did not end (reset) within {until_timeout:g} s after the first frame"
+                break
+            if expect_exit and final is not None and now >= next_event_poll:
+                next_event_poll = now + 0.5
+                try:
+                    qmp.execute("query-status")   # reads the events that came meanwhile
+                except Exception:  # noqa: BLE001 - QEMU is going
+                    pass
             if kill_on and state["killed"] is None and first_frame is not None and now - t0 > first_frame + until_timeout:
                 failure = f"no line matching {kill_on!r} within {until_timeout:g} s after the first frame"
                 break
@@ -208,7 +256,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
                 except Exception as e:  # noqa: BLE001
                     note(f"screendump at timeout failed: {e}")
                 break
-            if final is not None and not kill_on and (state["marker"] is not None or now - t0 > opts.timeout + 15):
+            if final is not None and not kill_on and not expect_exit and (state["marker"] is not None or now - t0 > opts.timeout + 15):
                 if not until or state["until"] is not None:
                     break
                 if now - t0 > first_frame + until_timeout:
@@ -248,7 +296,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
                 final = {"non_white_pixels": count, "box": box}
     except KeyboardInterrupt:
         failure = "interrupted"
-    if state["killed"] is not None:
+    if state["killed"] is not None or (expect_exit and proc.poll() is not None):
         qmp = None  # gone with QEMU
         proc.wait()
     vmrun.quit_qemu(proc, qmp, timeout=10)
@@ -289,6 +337,8 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         "first_frame_s": first_frame, "grubenv_after": env, "problems": problems,
         "until_s": state["until"][0] if state["until"] else None,
         "killed_s": state["killed"][0] if state["killed"] else None,
+        "exit_s": ev.get("exit"),
+        "qmp_events": [{"s": round(at - t0, 3), "event": m.get("event"), "data": m.get("data")} for es in events for at, m in es],
     }
     if state["until"]:
         figures["until_line"] = state["until"][1].string

@@ -19,10 +19,11 @@ cut off), altered (one byte of the payload changed: found by dm-verity while it 
 Slot A's hook tries each before the real one: each must exit non-zero, and the log line says why.
 
 Every boot is confirmed by the image itself (boot.d/updates.sh: `rauc status mark-good` once the
-kiosk has held the screen for ik.update.confirm_after seconds, here 2); the hooks wait for it.
+kiosk has been ready for ik.update.confirm_after seconds, here 2); the hooks wait for it.
 
 Boot 0 (slot A; --no-powercut skips it): once A is confirmed, the hook tries the four bad bundles,
-then `rauc install /run/stick/update.raucb`; QEMU is killed
+then `ik-update install /run/stick/update.raucb` (rauc install once the kiosk has no
+session: its busy file is absent); QEMU is killed
 (SIGKILL: a power cut) as soon as RAUC says it is copying the image into slot B. The
 environment block must then say B_OK=0 (RAUC marked B unbootable before writing it) with A first.
 Boot 1: A again (the cut must not cost the device its running system); the same hook; passes
@@ -54,8 +55,8 @@ _spec = importlib.util.spec_from_file_location("ik_image_boot_test", os.path.joi
 bt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bt)
 
-# The image confirms its own boots (boot.d/updates.sh: the kiosk still has the screen
-# ik.update.confirm_after s later, here 2, then /run/inkkiosk/boot-confirmed): the hooks wait for it.
+# The image confirms its own boots (boot.d/updates.sh: the kiosk still ready and holding the screen
+# ik.update.confirm_after s after its ready file, here 2, then /run/inkkiosk/boot-confirmed): the hooks wait for it.
 CONFIRM_AFTER_S = 2
 WAIT_FOR_CONFIRMATION = """PATH=/usr/bin:/usr/sbin
 for a in $(cat /proc/cmdline); do case $a in rauc.slot=*) slot=${a#rauc.slot=} ;; esac; done
@@ -81,7 +82,7 @@ for b in REFUSED; do
 done
 echo "@@IK-UPDATE installing update.raucb@@"
 read -r t0 _ </proc/uptime
-rauc install /run/stick/update.raucb
+ik-update install /run/stick/update.raucb
 rc=$?
 read -r t1 _ </proc/uptime
 sync

@@ -7,6 +7,12 @@
 #
 #   scripts/image/updates.sh APPLIANCE_DIR KEYRING COMPATIBLE OUTPUT
 #
+# It also arms the kiosk for updates: the appliance's /etc/inkkiosk/inkkiosk.toml again with an
+# [update] table (the hardware watchdog the kiosk feeds, its ready and busy files in
+# /run/inkkiosk), and the appliance's /etc/modules with the watchdog's driver on the board's line,
+# so /init loads it before the kiosk starts (IMAGE_WATCHDOG_MODULE, default i6300esb: QEMU's;
+# "" for a board whose watchdog is built in; IMAGE_WATCHDOG_TIMEOUT, default 30 s).
+#
 # APPLIANCE_DIR: out/appliance (its manifest.txt says what is there already: nothing is shipped
 # twice; its initramfs gives the module index that depmod extends). KEYRING: a CA certificate
 # (PEM), the only one whose bundles the device installs. COMPATIBLE: RAUC's compatible, e.g.
@@ -69,9 +75,9 @@ put_with_libs /usr/bin/dbus-daemon
 # makes the ESP writable only while the environment block changes.
 put_with_libs /usr/bin/grub-editenv /usr/lib/inkkiosk/grub-editenv
 install -D -m 0755 "$HERE/grub-editenv.sh" "$S/usr/bin/grub-editenv"
-# busybox applets RAUC (umount), grub-editenv.sh (sync) and boot.d/updates.sh (readlink, renice)
+# busybox applets RAUC (umount), grub-editenv.sh (sync), boot.d/updates.sh (readlink, renice) and ik-update (reboot)
 # call, beyond /init's own.
-for applet in umount sync readlink renice; do
+for applet in umount sync readlink renice reboot; do
     [[ -n ${IN_APPLIANCE[/usr/bin/$applet]:-} ]] || ln -s busybox "$S/usr/bin/$applet"
 done
 find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*' \) -exec sh -c \
@@ -80,9 +86,13 @@ find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*
 # --- kernel modules: the bundle's loop device, squashfs and dm-verity; vfat for the ESP -----------
 # Only the modules the appliance lacks are added; depmod runs over the appliance's modules and
 # these together, and its index files replace the appliance's (the later archive wins).
-WANTED=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8)
+WATCHDOG_MODULE=${IMAGE_WATCHDOG_MODULE-i6300esb}
+WATCHDOG_TIMEOUT=${IMAGE_WATCHDOG_TIMEOUT:-30}
+[[ $WATCHDOG_TIMEOUT =~ ^[0-9]+$ ]] || die "IMAGE_WATCHDOG_TIMEOUT=$WATCHDOG_TIMEOUT is not a number of seconds"
+UPDATE_MODULES=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8)
+WANTED=("${UPDATE_MODULES[@]}" $WATCHDOG_MODULE)
 zstd -dc "$APPLIANCE/initramfs.cpio.zst" | (mkdir -p "$WORK/base" && cd "$WORK/base" &&
-    cpio -idm --quiet "usr/lib/modules/*" 2>/dev/null)
+    cpio -idm --quiet "usr/lib/modules/*" etc/modules etc/inkkiosk/inkkiosk.toml 2>/dev/null)
 M=$WORK/base/usr/lib/modules/$KVER
 [[ -f $M/modules.dep ]] || die "the appliance's initramfs has no usr/lib/modules/$KVER"
 declare -A MODPATH=()
@@ -115,7 +125,12 @@ depmod -b "$WORK/base" "$KVER"
 mkdir -p "$S/usr/lib/modules/$KVER"
 for rel in "${ADDED[@]}"; do install -D -m 0644 "$M/$rel" "$S/usr/lib/modules/$KVER/$rel"; done
 cp "$M"/modules.* "$S/usr/lib/modules/$KVER/"
-echo "${WANTED[*]}" >"$S/usr/lib/inkkiosk/update-modules"
+echo "${UPDATE_MODULES[*]}" >"$S/usr/lib/inkkiosk/update-modules"
+# /etc/modules (scripts/appliance/init.sh: line 3 is the board's, loaded before the kiosk starts):
+# the watchdog's driver joins it, so /dev/watchdog is there when the kiosk opens it.
+[[ -s $WORK/base/etc/modules ]] || die "the appliance's initramfs has no etc/modules"
+{ sed -n 1,2p "$WORK/base/etc/modules"; echo "$(sed -n 3p "$WORK/base/etc/modules") $WATCHDOG_MODULE" | sed 's/^ *//; s/ *$//'; } \
+    >"$WORK/modules.image"
 
 # --- configuration ---------------------------------------------------------------------------------
 install -D -m 0644 "$KEYRING" "$S/etc/rauc/ca.cert.pem"
@@ -166,7 +181,24 @@ install -D -m 0644 /dev/stdin "$S/etc/dbus-1/system.conf" <<'EOF'
 </busconfig>
 EOF
 install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
+install -D -m 0755 "$HERE/ik-update.sh" "$S/usr/bin/ik-update"
+install -D -m 0644 "$WORK/modules.image" "$S/etc/modules"
+# The kiosk's config: the appliance's, with the [update] table the update engine relies on
+# (boot.d/updates.sh confirms a boot only after the ready file; ik-update waits for the busy
+# file to go) in the place of the appliance's own (the shipped config's has the defaults: all off).
+CONF=$WORK/base/etc/inkkiosk/inkkiosk.toml
+[[ -s $CONF ]] || die "the appliance's initramfs has no etc/inkkiosk/inkkiosk.toml"
 mkdir -p "$S/etc/inkkiosk"
+awk '/^[[:space:]]*\[/ { skip = ($0 ~ /^[[:space:]]*\[update\][[:space:]]*(#.*)?$/) } !skip' "$CONF" >"$S/etc/inkkiosk/inkkiosk.toml"
+cmp -s "$CONF" "$S/etc/inkkiosk/inkkiosk.toml" || log "the appliance's [update] table is replaced by the image's"
+{
+    echo "[update]"
+    echo "# Set by scripts/image/updates.sh for the disk image's update engine (docs/DEPLOYMENT.md, \"Updating\")."
+    [[ -z $WATCHDOG_MODULE ]] || printf 'watchdog = "/dev/watchdog"\nwatchdog_timeout = %s\n' "$WATCHDOG_TIMEOUT"
+    echo 'ready_file = "/run/inkkiosk/ready"'
+    echo 'busy_file = "/run/inkkiosk/busy"'
+} >>"$S/etc/inkkiosk/inkkiosk.toml"
+chmod 0644 "$S/etc/inkkiosk/inkkiosk.toml"
 
 (cd "$S" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) |
     zstd -q -19 --long=25 -T0 --check >"$OUTPUT.tmp"

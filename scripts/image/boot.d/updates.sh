@@ -6,13 +6,16 @@
 # writes), starts a D-Bus system bus for root only and RAUC's service on it. `rauc install
 # BUNDLE` and `rauc status …` then work as on any RAUC system.
 #
-# Then it confirms the boot: when the kiosk still has the screen ik.update.confirm_after seconds
-# later (kernel command line; default 60; `never` leaves every boot unconfirmed, for tests), and
-# GRUB marked this boot as a try (<slot>_TRY=1), `rauc status mark-good`. A kiosk that crashes
-# before then takes PID 1 with it: the kernel panics, panic=5 reboots, and GRUB skips the slot.
-# (A kiosk that hangs with the screen held needs the hardware watchdog: not done yet.) Once the
-# boot is confirmed (or needed no confirmation), /run/inkkiosk/boot-confirmed names the slot: what
-# an update client waits for before it reports an update as done.
+# Then it confirms the boot, when the kiosk itself says it works: once it has written its ready
+# file (/run/inkkiosk/ready, [update] ready_file: its first frame on screen, its input open), and
+# ik.update.confirm_after seconds later (kernel command line; default 60; `never` leaves every
+# boot unconfirmed, for tests) it is still PID 1, still holds the screen and the file is still
+# there, and GRUB marked this boot as a try (<slot>_TRY=1): `rauc status mark-good`. A kiosk that
+# crashes takes PID 1 with it (the kernel panics, panic=5 reboots); one that hangs stops feeding
+# the hardware watchdog ([update] watchdog, its timeout below confirm_after), which resets the
+# machine: either way this boot stays unconfirmed and GRUB skips the slot. Once the boot is
+# confirmed (or needed no confirmation), /run/inkkiosk/boot-confirmed names the slot: what an
+# update client waits for before it reports an update as done.
 PATH=/usr/bin:/usr/sbin
 export PATH
 confirm_after=60
@@ -60,11 +63,21 @@ rauc service &
 
 [ "$confirm_after" = never ] && exit 0
 case $slot in A|B) ;; *) say "no rauc.slot on the kernel command line: nothing to confirm"; exit 0 ;; esac
+ready=/run/inkkiosk/ready
+i=0
+until [ -e "$ready" ]; do
+    i=$((i + 1))
+    # Said once: a kiosk that never gets ready leaves this boot unconfirmed, which is the point.
+    [ "$i" = 600 ] && shout "slot $slot: the kiosk has held the screen for 120 s and is not ready ($ready): not confirmed"
+    sleep 0.2
+done
+read -r up _ </proc/uptime
+say "slot $slot: the kiosk is ready (uptime $up s: $(cat "$ready" 2>/dev/null)); confirming in $confirm_after s"
 sleep "$confirm_after"
 c=
 read -r c </proc/1/comm
-if [ "$c" != inkkiosk ] || ! has_screen; then
-    shout "the kiosk does not hold the screen $confirm_after s after it took it: slot $slot stays unconfirmed"
+if [ "$c" != inkkiosk ] || ! has_screen || [ ! -e "$ready" ]; then
+    shout "the kiosk is not ready and holding the screen $confirm_after s after it said it was: slot $slot stays unconfirmed"
     exit 1
 fi
 try=
@@ -84,5 +97,5 @@ until out=$(rauc status mark-good 2>&1); do
     if [ "$i" -gt 60 ]; then shout "slot $slot: rauc status mark-good failed: $out"; exit 1; fi
     sleep 0.5
 done
-say "slot $slot: boot confirmed, the kiosk held the screen for $confirm_after s (rauc status mark-good)"
+say "slot $slot: boot confirmed, the kiosk ready for $confirm_after s (rauc status mark-good)"
 echo "$slot" >/run/inkkiosk/boot-confirmed
