@@ -164,6 +164,15 @@ let package = Package(
         .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
         // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
         // a mode's screen, the binary's commands).
+        // Every fuzz target's seeds through its entry function, in the ordinary build (the targets'
+        // own files, compiled without their libFuzzer symbols: INKKIOSK_FUZZ_BUILD is not set).
+        .testTarget(name: "FuzzSeedTests", dependencies: ["InkCore", "InkStorage", "InkConfig", "InkAPI", "InkDocument", "CZlib",
+                                                         "InkDocumentTestSupport", "InkTestSupport",
+                                                         .product(name: "NIOCore", package: "swift-nio"),
+                                                         .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                         .product(name: "NIOHTTP1", package: "swift-nio")],
+                    path: "Tests/Fuzz", exclude: ["corpus", "dict"],
+                    sources: ["FuzzHTTP", "FuzzJSON", "FuzzInklog", "FuzzJournal", "FuzzConfig", "FuzzPDF", "FuzzPDFReading", "SeedReplay"]),
         .testTarget(name: "InkKioskTests", dependencies: [logging, "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
                                                          "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper",
                                                          "InkDocument", "InkDocumentSigning", "CCairo", "CZlib",
@@ -210,7 +219,7 @@ if Context.environment["INKKIOSK_FUZZ"] != nil {
     for fuzzer in fuzzers {
         package.targets.append(.executableTarget(name: fuzzer.target, dependencies: fuzzer.dependencies,
                                                  path: "Tests/Fuzz/\(fuzzer.target)",
-                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"]), .define("INKKIOSK_FUZZ_BUILD")]))
         package.products.append(.executable(name: fuzzer.product, targets: [fuzzer.target]))
     }
 }

@@ -67,7 +67,14 @@ private func connection(_ input: UnsafeRawBufferPointer, chunk: Int, overTCP: Bo
     _ = try? channel.finish(acceptAlreadyClosed: true)
 }
 
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzHTTP(data, size)
+}
+#endif
+
+/// One input, as libFuzzer gives it (the fuzz build) or the seed replay of `swift test` does.
 public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     var scanner = RequestHeadScanner(limits: limits)

@@ -4,7 +4,14 @@
 import FoundationEssentials
 @testable import InkAPI
 
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzJSON(data, size)
+}
+#endif
+
+/// One input, as libFuzzer gives it (the fuzz build) or the seed replay of `swift test` does.
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let body = Data(UnsafeBufferPointer(start: data, count: size))
     _ = JSONKeyCheck.check(body)

@@ -11,7 +11,14 @@ import Glibc
 
 private let magic = StrokeJournal.magic
 
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzJournal(data, size)
+}
+#endif
+
+/// One input, as libFuzzer gives it (the fuzz build) or the seed replay of `swift test` does.
 public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let last = bytes.last, last & 1 == 0 { fixChecksums(&bytes) }
@@ -35,6 +42,7 @@ private func fixChecksums(_ bytes: inout [UInt8]) {
 
 // `INKKIOSK_FUZZ_JOURNAL_SEEDS=DIR fuzz-journal` writes the seed journals with the real writer
 // (`StrokeJournal.append`) into DIR and exits: how Tests/Fuzz/corpus/journal was made.
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     guard let dir = getenv("INKKIOSK_FUZZ_JOURNAL_SEEDS").map({ String(cString: $0) }) else { return 0 }
@@ -75,3 +83,4 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     }
     exit(0)
 }
+#endif

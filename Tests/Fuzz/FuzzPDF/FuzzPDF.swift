@@ -5,7 +5,14 @@
 import InkCore
 @testable import InkDocument
 
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzPDF(data, size)
+}
+#endif
+
+/// One input, as libFuzzer gives it (the fuzz build) or the seed replay of `swift test` does.
 public func fuzzPDF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let document = try? PDFDocument(bytes: Array(UnsafeBufferPointer(start: data, count: size))),
           let signable = try? document.signable() else { return 0 }

@@ -11,7 +11,14 @@ import InkDocumentTestSupport
 private let inputPath = "/tmp/inkkiosk-fuzz-pdf-reading-\(getpid()).pdf"
 private let asSignedPath = "/tmp/inkkiosk-fuzz-pdf-reading-\(getpid()).as-signed.pdf"
 
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzPDFReading(data, size)
+}
+#endif
+
+/// One input, as libFuzzer gives it (the fuzz build) or the seed replay of `swift test` does.
 public func fuzzPDFReading(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // A document without pages is refused by the kiosk too (422).
@@ -47,6 +54,7 @@ public func fuzzPDFReading(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
+#if INKKIOSK_FUZZ_BUILD
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
     for tool in ["/usr/bin/qpdf", "/usr/bin/pdfinfo"] where access(tool, X_OK) != 0 {
@@ -54,6 +62,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     }
     return 0
 }
+#endif
 
 private func write(_ bytes: [UInt8], to path: String) -> Bool {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
