@@ -11,8 +11,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 X86=${1:-.build/release/inkkiosk}
-# Seconds the unit tests may take under emulation (about 5 min on 2 idle cores, 16 min on 2 busy ones).
-UNIT_TEST_LIMIT=${ARM64_UNIT_TEST_LIMIT:-1500}
+# Seconds the unit tests may take under emulation (about 5 min on 2 idle cores, 16 to 24 min on 2 busy ones).
+UNIT_TEST_LIMIT=${ARM64_UNIT_TEST_LIMIT:-2100}
 [[ -x $X86 ]] || { echo "arm64: $X86 is missing; run 'make release' first" >&2; exit 1; }
 # The replay comparison reads PNGs with Pillow (python3-pil), which only the VM proof's set has.
 scripts/install-deps.sh --e2e || exit 1
