@@ -75,6 +75,25 @@ def note(msg):
     print(f"image-boot-test: {msg}", flush=True)
 
 
+
+def finish(tag, results, figures, boot_dir, problems):
+    """The end every image proof shares: each boot's environment block, figures.json (`figures`
+    plus the boots and the problems), the problems, the verdict; returns the exit status."""
+    for r in results:
+        env = r["grubenv_after"]
+        print(f"grubenv after boot {r['boot']}: " + " ".join(f"{k}={env.get(k)}" for k in ("ORDER", "A_OK", "A_TRY", "B_OK", "B_TRY")))
+    with open(os.path.join(boot_dir, "figures.json"), "w") as f:
+        json.dump({**figures, "boots": results, "problems": problems}, f, indent=2)
+        f.write("\n")
+    say = lambda msg: print(f"{tag}: {msg}", flush=True)
+    say(f"console logs and screendumps in {boot_dir}")
+    for p in problems:
+        say(f"FAIL: {p}")
+    if problems:
+        return 1
+    say("PASS")
+    return 0
+
 def grubenv_read(disk):
     """The environment block on the disk's ESP, as a dict."""
     out = subprocess.run(["mtype", "-i", f"{disk}@@{ESP_OFFSET}", GRUBENV], check=True,
@@ -403,21 +422,10 @@ def main():
         cells = [f"{r[k]:.2f} s" if r[k] is not None else "-" for k in ("firmware_s", "kernel_first_line_s", "exec_inkkiosk_s", "first_frame_s")]
         print(f"{r['boot']:<6}{str(r['slot']):<6}{cells[0]:>17}{cells[1]:>17}{cells[2]:>15}{cells[3]:>13}")
     print("(seconds from QEMU start, on the host's clock; TCG)")
-    for r in results:
-        env = r["grubenv_after"]
-        print(f"grubenv after boot {r['boot']}: " + " ".join(f"{k}={env.get(k)}" for k in ("ORDER", "A_OK", "A_TRY", "B_OK", "B_TRY")))
-    with open(os.path.join(boot_dir, "figures.json"), "w") as f:
-        json.dump({"image_bytes": os.path.getsize(image), "boots": results, "problems": problems}, f, indent=2)
-        f.write("\n")
     for name in sorted(os.listdir(boot_dir)):
         if name.endswith(".png"):
             note(f"screendump {os.path.join(boot_dir, name)}")
-    if problems:
-        for p in problems:
-            note(f"FAIL: {p}")
-        return 1
-    note("PASS")
-    return 0
+    return finish("image-boot-test", results, {"image_bytes": os.path.getsize(image)}, boot_dir, problems)
 
 
 if __name__ == "__main__":

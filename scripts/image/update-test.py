@@ -301,19 +301,7 @@ def main():
             cells[4] = f"cut {r['killed_s']:.2f} s"
         print(f"{r['boot']:<6}{str(r['slot']):<6}{cells[0]:>17}{cells[1]:>17}{cells[2]:>15}{cells[3]:>13}{cells[4]:>14}")
     print("(seconds from QEMU start, on the host's clock; TCG)")
-    for r in results:
-        e = r["grubenv_after"]
-        print(f"grubenv after boot {r['boot']}: " + " ".join(f"{k}={e.get(k)}" for k in ("ORDER", "A_OK", "A_TRY", "B_OK", "B_TRY")))
-    with open(os.path.join(boot_dir, "figures.json"), "w") as f:
-        json.dump({"bundle_bytes": bundle_bytes, "version": v2, "install_s": install_s, "refusals": refusals, "boots": results, "problems": problems}, f, indent=2)
-        f.write("\n")
-    note(f"console logs and screendumps in {boot_dir}")
-    if problems:
-        for p in problems:
-            note(f"FAIL: {p}")
-        return 1
-    note("PASS")
-    return 0
+    return bt.finish("image-update-test", results, {"bundle_bytes": bundle_bytes, "version": v2, "install_s": install_s, "refusals": refusals}, boot_dir, problems)
 
 
 if __name__ == "__main__":

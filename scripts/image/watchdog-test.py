@@ -118,19 +118,7 @@ def main():
         cells = [f"{r[k]:.2f} s" if r.get(k) is not None else "-" for k in ("kernel_first_line_s", "first_frame_s", "until_s", "exit_s")]
         print(f"{r['boot']:<6}{str(r['slot']):<6}{cells[0]:>17}{cells[1]:>13}{cells[2]:>18}{cells[3]:>10}")
     print("(seconds from QEMU start, on the host's clock; TCG)")
-    for r in results:
-        e = r["grubenv_after"]
-        print(f"grubenv after boot {r['boot']}: " + " ".join(f"{k}={e.get(k)}" for k in ("ORDER", "A_OK", "A_TRY", "B_OK", "B_TRY")))
-    with open(os.path.join(boot_dir, "figures.json"), "w") as f:
-        json.dump({"watchdog_timeout_s": timeout_s, "hang_to_reset_s": hang_to_reset, "boots": results, "problems": problems}, f, indent=2)
-        f.write("\n")
-    note(f"console logs and screendumps in {boot_dir}")
-    if problems:
-        for p in problems:
-            note(f"FAIL: {p}")
-        return 1
-    note("PASS")
-    return 0
+    return bt.finish("image-watchdog-test", results, {"watchdog_timeout_s": timeout_s, "hang_to_reset_s": hang_to_reset}, boot_dir, problems)
 
 
 if __name__ == "__main__":
