@@ -75,7 +75,7 @@ put_with_libs /usr/bin/dbus-daemon
 # makes the ESP writable only while the environment block changes.
 put_with_libs /usr/bin/grub-editenv /usr/lib/inkkiosk/grub-editenv
 install -D -m 0755 "$HERE/grub-editenv.sh" "$S/usr/bin/grub-editenv"
-# busybox applets RAUC (umount), grub-editenv.sh (sync), boot.d/updates.sh (readlink, renice) and ik-update (reboot)
+# busybox applets RAUC (umount), grub-editenv.sh (sync), boot.d/updates.sh (readlink, renice), ik-update (reboot) and stick-updates (umount, readlink)
 # call, beyond /init's own.
 for applet in umount sync readlink renice reboot; do
     [[ -n ${IN_APPLIANCE[/usr/bin/$applet]:-} ]] || ln -s busybox "$S/usr/bin/$applet"
@@ -89,7 +89,10 @@ find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*
 WATCHDOG_MODULE=${IMAGE_WATCHDOG_MODULE-i6300esb}
 WATCHDOG_TIMEOUT=${IMAGE_WATCHDOG_TIMEOUT:-30}
 [[ $WATCHDOG_TIMEOUT =~ ^[0-9]+$ ]] || die "IMAGE_WATCHDOG_TIMEOUT=$WATCHDOG_TIMEOUT is not a number of seconds"
-UPDATE_MODULES=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8)
+# A stick's: the USB host controllers (QEMU's xhci; a board's may be built in or other ones:
+# IMAGE_STICK_MODULES), USB mass storage, SCSI disks.
+STICK_MODULES=(${IMAGE_STICK_MODULES-xhci_pci ehci_pci usb_storage uas sd_mod})
+UPDATE_MODULES=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 "${STICK_MODULES[@]}")
 WANTED=("${UPDATE_MODULES[@]}" $WATCHDOG_MODULE)
 zstd -dc "$APPLIANCE/initramfs.cpio.zst" | (mkdir -p "$WORK/base" && cd "$WORK/base" &&
     cpio -idm --quiet "usr/lib/modules/*" etc/modules etc/inkkiosk/inkkiosk.toml 2>/dev/null)
@@ -182,6 +185,7 @@ install -D -m 0644 /dev/stdin "$S/etc/dbus-1/system.conf" <<'EOF'
 EOF
 install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
 install -D -m 0755 "$HERE/ik-update.sh" "$S/usr/bin/ik-update"
+install -D -m 0755 "$HERE/stick-updates.sh" "$S/usr/lib/inkkiosk/stick-updates"
 install -D -m 0644 "$WORK/modules.image" "$S/etc/modules"
 # The kiosk's config: the appliance's, with the [update] table the update engine relies on
 # (boot.d/updates.sh confirms a boot only after the ready file; ik-update waits for the busy

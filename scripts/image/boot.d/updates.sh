@@ -15,7 +15,8 @@
 # the hardware watchdog ([update] watchdog, its timeout below confirm_after), which resets the
 # machine: either way this boot stays unconfirmed and GRUB skips the slot. Once the boot is
 # confirmed (or needed no confirmation), /run/inkkiosk/boot-confirmed names the slot: what an
-# update client waits for before it reports an update as done.
+# update client waits for before it reports an update as done. Then it watches for USB sticks with
+# a bundle (/usr/lib/inkkiosk/stick-updates).
 PATH=/usr/bin:/usr/sbin
 export PATH
 confirm_after=60
@@ -88,7 +89,7 @@ mkdir -p /run/inkkiosk
 if [ "$try" != 1 ]; then
     say "slot $slot: this boot needs no confirmation (${slot}_TRY=${try:-unset})"
     echo "$slot" >/run/inkkiosk/boot-confirmed
-    exit 0
+    exec /usr/lib/inkkiosk/stick-updates
 fi
 # The service may still be starting: ask until it answers (bounded).
 i=0
@@ -99,3 +100,5 @@ until out=$(rauc status mark-good 2>&1); do
 done
 say "slot $slot: boot confirmed, the kiosk ready for $confirm_after s (rauc status mark-good)"
 echo "$slot" >/run/inkkiosk/boot-confirmed
+# Updates from a USB stick, now that the other slot may be written.
+exec /usr/lib/inkkiosk/stick-updates
