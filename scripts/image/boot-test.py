@@ -6,8 +6,8 @@ first boot must take slot A; the second, since nothing confirmed A's boot, must 
 
 QEMU: the pc machine with its i6300esb watchdog (-action watchdog=reset), OVMF (Debian's `ovmf`) as its firmware, software emulation (TCG) unless
 --accel kvm, std VGA (the guest's bochs DRM driver, as scripts/appliance/boot-test.py), the
-image as a virtio disk (a sparse copy: the image itself is not changed), serial port on a pipe,
-a QMP socket. The copy's grubenv gets ik_cmdline_extra="console=tty1 console=ttyS0 loglevel=6
+image as a virtio disk (a sparse copy: the image itself is not changed), a virtio NIC on QEMU's
+user network, serial port on a pipe, a QMP socket. The copy's grubenv gets ik_cmdline_extra="console=tty1 console=ttyS0 loglevel=6
 ik.appliance.test=1 ik.update.confirm_after=never": the kernel's lines and /init's milestones
 reach the serial port, the appliance's test hook prints one line once PID 1 is the kiosk, and no
 boot is confirmed.
@@ -18,6 +18,8 @@ Each boot passes when, within --timeout seconds of QEMU's start:
   screens and the kernel's console are black) and 1 s later every pixel is white;
 - the kiosk's status line (inkkiosk: /dev/dri/…) reached the serial port, the test hook says
   PID 1 is inkkiosk, and /init mounted the data partition (LABEL=inkdata, partition 4);
+- within 60 s of the first frame the update engine has the network: eth0's DHCP lease from
+  QEMU (ik-net: eth0: 10.0.2.15/24 via 10.0.2.2, DNS 10.0.2.3);
 and, read on the host from the copy once QEMU is gone, GRUB's environment block records the try
 (<slot>_TRY=1). Boot 1 expects A (the image's ORDER="A B", both OK); boot 2 expects B, because
 A was tried and never confirmed (ik.update.confirm_after=never: the image's own confirmation,
@@ -74,6 +76,10 @@ KTIME_RE = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 def note(msg):
     print(f"image-boot-test: {msg}", flush=True)
 
+
+
+# The image's update engine has the network (QEMU's user network: the lease, the route to the host).
+NET_UP_RE = r"ik-net: eth0: 10\.0\.2\.15/24 via 10\.0\.2\.2, DNS 10\.0\.2\.3 \(bound\)"
 
 
 def finish(tag, results, figures, boot_dir, problems):
@@ -154,6 +160,9 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         *[a for d in drives for a in ("-drive", f"file={d},if=virtio,format=raw")],
         "-device", "VGA,xres=1280,yres=800,vgamem_mb=64",
         "-device", "virtio-rng-pci",
+        # The board's network: QEMU's user network (its DHCP hands out 10.0.2.15, the host is
+        # 10.0.2.2); no option ROM, so the firmware has nothing to boot from it.
+        "-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0,romfile=",
         "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
         # The board's watchdog (the image loads its driver; the kiosk feeds it): a hung kiosk resets
@@ -405,7 +414,8 @@ def main():
         results = []
         problems = []
         for n, expect in list(enumerate(("A", "B"), 1))[:opts.boots]:
-            fig, probs = boot(n, disk, expect, opts, rundir, boot_dir)
+            # The image's network comes up by DHCP (boot.d/updates.sh, udhcpc.script).
+            fig, probs = boot(n, disk, expect, opts, rundir, boot_dir, until=NET_UP_RE, until_timeout=60)
             if fig["grubenv_after"].get(f"{expect}_TRY") != "1":
                 probs.append(f"GRUB did not record the try: {expect}_TRY={fig['grubenv_after'].get(expect + '_TRY')} in the environment block")
             results.append(fig)

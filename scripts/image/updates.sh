@@ -11,7 +11,10 @@
 # [update] table (the hardware watchdog the kiosk feeds, its ready and busy files in
 # /run/inkkiosk), and the appliance's /etc/modules with the watchdog's driver on the board's line,
 # so /init loads it before the kiosk starts (IMAGE_WATCHDOG_MODULE, default i6300esb: QEMU's;
-# "" for a board whose watchdog is built in; IMAGE_WATCHDOG_TIMEOUT, default 30 s).
+# "" for a board whose watchdog is built in; IMAGE_WATCHDOG_TIMEOUT, default 30 s). The engine
+# also loads a USB stick's drivers (IMAGE_STICK_MODULES, default QEMU's xhci_pci ehci_pci
+# usb_storage uas sd_mod) and the network's (IMAGE_NET_MODULES, default virtio_net), and takes an
+# address by DHCP (busybox's udhcpc with udhcpc.script).
 #
 # APPLIANCE_DIR: out/appliance (its manifest.txt says what is there already: nothing is shipped
 # twice; its initramfs gives the module index that depmod extends). KEYRING: a CA certificate
@@ -48,7 +51,8 @@ KMOD=$CACHE/kernel/lib/modules/$KVER
 declare -A IN_APPLIANCE=()
 while IFS=$'\t' read -r _ path; do IN_APPLIANCE[/$path]=1; done <"$MANIFEST"
 
-WORK=$(mktemp -d)
+# Beside the output, not in /tmp: nothing else cleans it up while this runs.
+WORK=$(mktemp -d "$(dirname "$OUTPUT")/.updates.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 S=$WORK/root
 mkdir -p "$S"
@@ -75,9 +79,10 @@ put_with_libs /usr/bin/dbus-daemon
 # makes the ESP writable only while the environment block changes.
 put_with_libs /usr/bin/grub-editenv /usr/lib/inkkiosk/grub-editenv
 install -D -m 0755 "$HERE/grub-editenv.sh" "$S/usr/bin/grub-editenv"
-# busybox applets RAUC (umount), grub-editenv.sh (sync), boot.d/updates.sh (readlink, renice), ik-update (reboot) and stick-updates (umount, readlink)
-# call, beyond /init's own.
-for applet in umount sync readlink renice reboot; do
+# busybox applets RAUC (umount), grub-editenv.sh (sync), boot.d/updates.sh (readlink, renice, ip,
+# udhcpc), ik-update (reboot), stick-updates (umount, readlink) and udhcpc.script (ip, mv) call,
+# beyond /init's own.
+for applet in umount sync readlink renice reboot ip udhcpc mv; do
     [[ -n ${IN_APPLIANCE[/usr/bin/$applet]:-} ]] || ln -s busybox "$S/usr/bin/$applet"
 done
 find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*' \) -exec sh -c \
@@ -92,10 +97,13 @@ WATCHDOG_TIMEOUT=${IMAGE_WATCHDOG_TIMEOUT:-30}
 # A stick's: the USB host controllers (QEMU's xhci; a board's may be built in or other ones:
 # IMAGE_STICK_MODULES), USB mass storage, SCSI disks.
 STICK_MODULES=(${IMAGE_STICK_MODULES-xhci_pci ehci_pci usb_storage uas sd_mod})
-UPDATE_MODULES=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 "${STICK_MODULES[@]}")
+# The network's (a fleet server): QEMU's virtio-net; a board's NIC driver (IMAGE_NET_MODULES; "" when
+# built in).
+NET_MODULES=(${IMAGE_NET_MODULES-virtio_net})
+UPDATE_MODULES=(loop squashfs dm_verity vfat nls_cp437 nls_ascii nls_utf8 "${STICK_MODULES[@]}" "${NET_MODULES[@]}")
 WANTED=("${UPDATE_MODULES[@]}" $WATCHDOG_MODULE)
 zstd -dc "$APPLIANCE/initramfs.cpio.zst" | (mkdir -p "$WORK/base" && cd "$WORK/base" &&
-    cpio -idm --quiet "usr/lib/modules/*" etc/modules etc/inkkiosk/inkkiosk.toml 2>/dev/null)
+    cpio -idm --quiet "usr/lib/modules/*" etc/modules etc/inkkiosk/inkkiosk.toml)
 M=$WORK/base/usr/lib/modules/$KVER
 [[ -f $M/modules.dep ]] || die "the appliance's initramfs has no usr/lib/modules/$KVER"
 declare -A MODPATH=()
@@ -186,6 +194,7 @@ EOF
 install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
 install -D -m 0755 "$HERE/ik-update.sh" "$S/usr/bin/ik-update"
 install -D -m 0755 "$HERE/stick-updates.sh" "$S/usr/lib/inkkiosk/stick-updates"
+install -D -m 0755 "$HERE/udhcpc.script" "$S/usr/lib/inkkiosk/udhcpc.script"
 install -D -m 0644 "$WORK/modules.image" "$S/etc/modules"
 # The kiosk's config: the appliance's, with the [update] table the update engine relies on
 # (boot.d/updates.sh confirms a boot only after the ready file; ik-update waits for the busy

@@ -46,6 +46,20 @@ renice -n 10 -p $$ >/dev/null
 read -r modules </usr/lib/inkkiosk/update-modules
 # shellcheck disable=SC2086 # one module name per word
 modprobe -a $modules || shout "modprobe failed for some of: $modules"
+# The network, for a fleet server: every interface with a device (not lo) up, its address by DHCP
+# (busybox's udhcpc, in the background: it keeps asking while there is no lease, and renews).
+i=0
+while [ "$i" -lt 25 ]; do
+    nics=
+    for n in /sys/class/net/*; do [ -e "$n/device" ] && nics="$nics ${n##*/}"; done
+    [ -n "$nics" ] && break
+    i=$((i + 1)); sleep 0.2
+done
+for n in $nics; do
+    ip link set "$n" up
+    udhcpc -i "$n" -s /usr/lib/inkkiosk/udhcpc.script -b -S -t 3 -T 2 -A 5 >/dev/null 2>&1 &
+done
+[ -n "$nics" ] || say "no network interface: updates come from a USB stick only"
 mkdir -p /run/esp /run/dbus /run/rauc /var/lib/inkkiosk/rauc
 esp=$(findfs LABEL=ESP 2>/dev/null)
 if [ -z "$esp" ]; then
