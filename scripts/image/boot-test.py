@@ -78,6 +78,19 @@ def note(msg):
 
 
 
+
+def arguments(description, proof):
+    """The options every image proof takes (its own come after); `proof` names its default directory."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--image", default=os.path.join(ROOT, "out", "image", "inkkiosk-amd64.img"))
+    ap.add_argument("--boot-dir", help=f"screendumps, console logs, figures (default: the image's directory/{proof})")
+    ap.add_argument("--timeout", type=float, default=180, help="seconds from QEMU start to the first frame, each boot (default 180)")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--cpu", default="qemu64")
+    ap.add_argument("--memory", type=int, default=512)
+    ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
+    return ap
+
 # The image's update engine has the network (QEMU's user network: the lease, the route to the host).
 NET_UP_RE = r"ik-net: eth0: 10\.0\.2\.15/24 via 10\.0\.2\.2, DNS 10\.0\.2\.3 \(bound\)"
 
@@ -374,15 +387,8 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Boot the disk image under OVMF: slot A, then (A unconfirmed) slot B.")
-    ap.add_argument("--image", default=os.path.join(ROOT, "out", "image", "inkkiosk-amd64.img"))
-    ap.add_argument("--boot-dir", help="screendumps, console logs, figures (default: the image's directory/boot-test)")
-    ap.add_argument("--timeout", type=float, default=180, help="seconds from QEMU start to the first frame, each boot (default 180)")
-    ap.add_argument("--accel", default="tcg")
-    ap.add_argument("--cpu", default="qemu64")
-    ap.add_argument("--memory", type=int, default=512)
+    ap = arguments("Boot the disk image under OVMF: slot A, then (A unconfirmed) slot B.", "boot-test")
     ap.add_argument("--boots", type=int, default=2, choices=(1, 2), help="1: slot A only; 2 (default): then the fallback to B")
-    ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
     opts = ap.parse_args()
 
     image = os.path.realpath(opts.image)

@@ -38,7 +38,6 @@ Prints: bundle size, the install's time on the guest's clock, the refusals, each
 Exit status 0 pass, 1 fail, 2 setup error.
 """
 
-import argparse
 import gzip
 import importlib.util
 import io
@@ -139,15 +138,8 @@ def put_partition(disk, part, fs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Install a v2 bundle from a stick into slot B and boot it.")
-    ap.add_argument("--image", default=os.path.join(ROOT, "out", "image", "inkkiosk-amd64.img"))
-    ap.add_argument("--boot-dir", help="screendumps, console logs, figures (default: the image's directory/update-test)")
-    ap.add_argument("--timeout", type=float, default=180, help="seconds from QEMU start to the first frame, each boot (default 180)")
-    ap.add_argument("--install-timeout", type=float, default=600, help="seconds after the first frame for the hook's work (default 600)")
-    ap.add_argument("--accel", default="tcg")
-    ap.add_argument("--cpu", default="qemu64")
-    ap.add_argument("--memory", type=int, default=512)
-    ap.add_argument("--quiet", action="store_true")
+    ap = bt.arguments("Install a v2 bundle from a stick into slot B and boot it.", "update-test")
+    ap.add_argument("--install-timeout", type=float, default=600, help="seconds after the first frame for the stick watcher's work (default 600)")
     ap.add_argument("--no-powercut", action="store_true", help="no power cut during the first install")
     opts = ap.parse_args()
 

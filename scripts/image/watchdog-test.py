@@ -19,7 +19,6 @@ Prints: the hang → reset time (host clock), the watchdog timeout the kiosk got
 Exit status 0 pass, 1 fail, 2 setup error. Standard library only; boot-test.py does the booting.
 """
 
-import argparse
 import importlib.util
 import json
 import os
@@ -43,14 +42,7 @@ def note(msg):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="A hung kiosk: the watchdog resets the machine, GRUB falls back to B.")
-    ap.add_argument("--image", default=os.path.join(ROOT, "out", "image", "inkkiosk-amd64.img"))
-    ap.add_argument("--boot-dir", help="screendumps, console logs, figures (default: the image's directory/watchdog-test)")
-    ap.add_argument("--timeout", type=float, default=180, help="seconds from QEMU start to the first frame, each boot (default 180)")
-    ap.add_argument("--accel", default="tcg")
-    ap.add_argument("--cpu", default="qemu64")
-    ap.add_argument("--memory", type=int, default=512)
-    ap.add_argument("--quiet", action="store_true")
+    ap = bt.arguments("A hung kiosk: the watchdog resets the machine, GRUB falls back to B.", "watchdog-test")
     opts = ap.parse_args()
 
     image = os.path.realpath(opts.image)
