@@ -363,8 +363,9 @@ public final class Kiosk {
                 startupReport.append("hardware watchdog \(path): \(armed.timeout) s, fed from the loop every \(String(cFormat: "%.1f", Double(armed.timeout) / 4)) s"
                                      + (armed.timeout != update.watchdogTimeout ? " (asked for \(update.watchdogTimeout) s: the driver's nearest)" : ""))
             } catch {
-                watchdogMissing = "[update] watchdog: \(error)"
-                log.error("[update] watchdog: \(error); the kiosk runs without it and does not say it is ready: this boot will not be confirmed")
+                let reason = "[update] watchdog: \(error)"
+                watchdogMissing = reason
+                log.error("\(reason); the kiosk runs without it and does not say it is ready: this boot will not be confirmed")
             }
         }
         if let path = update.busyFile {
