@@ -56,7 +56,8 @@ test: deps arm64-toolchain-early release ## Every test: swift test (with every f
 	scripts/timed.sh "VM proof (arm64 appliance, virtio-gpu)" scripts/appliance/e2e-arm64.sh $(ARM64_BIN) out/test/arm64-vm
 	@cat out/test/times.txt
 
-# The arm64 toolchain (made once, cached) is mostly downloads and package scripts under qemu-user:
+# The arm64 toolchain (made once, cached) is mostly downloads (its arm64 root is unpacked, its packages'
+# scripts not run under qemu-user: scripts/arm64/root-setup.sh):
 # on a machine without it, it is made while the release build and swift test run. The arm64
 # step's own call then waits for it (a lock) and finds it done, or says what went wrong.
 arm64-toolchain-early:

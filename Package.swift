@@ -180,6 +180,14 @@ let package = Package(
     ]
 )
 
+// INKKIOSK_TEST_TARGETS="A B …": only these test targets are declared, so a build of the tests
+// compiles no others (the arm64 unit tests under emulation run a part of them:
+// scripts/arm64/test.sh).
+if let only = Context.environment["INKKIOSK_TEST_TARGETS"], !only.isEmpty {
+    let kept = Set(only.split(separator: " ").map(String.init))
+    package.targets.removeAll { $0.type == .test && !kept.contains($0.name) }
+}
+
 // Coverage-guided fuzz targets (libFuzzer through `swiftc -sanitize=fuzzer`): only declared when
 // INKKIOSK_FUZZ is set, as `make fuzz` (scripts/fuzz.sh) does in its own build directory, so the
 // product build, `swift build` and `swift test` never see them. Each is one file with

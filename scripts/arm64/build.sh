@@ -57,7 +57,9 @@ if [[ ${1:-} == --tests ]]; then
     # cross-import overlays (nothing here uses them) the tests link.
     start=$SECONDS
     log "swift build --build-tests for aarch64"
-    scripts/arm64/toolchain.sh --run swift build --build-tests --scratch-path "$SCRATCH" "${SDK[@]}" \
+    # INKKIOSK_TEST_TARGETS (Package.swift): the test targets to build, when not all.
+    scripts/arm64/toolchain.sh --run env INKKIOSK_TEST_TARGETS="${INKKIOSK_TEST_TARGETS-}" \
+        swift build --build-tests --scratch-path "$SCRATCH" "${SDK[@]}" \
         -Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays
     log "built $SCRATCH/aarch64-unknown-linux-gnu/debug/inkkioskPackageTests.xctest in $((SECONDS - start)) s"
 fi
