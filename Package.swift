@@ -44,6 +44,9 @@ let package = Package(
         // libinput's headers (libinput-dev), and the library loaded by the seat's thread, not linked
         // (Sources/CLibInput/libinput.c); libudev linked.
         .target(name: "CLibInput", dependencies: ["CLoadOnUse"], path: "Sources/CLibInput"),
+        // libcurl's headers (libcurl4-openssl-dev), and the library loaded by the first transfer, not linked
+        // (Sources/CCurl/libcurl.c): the kiosk's own process never maps it.
+        .target(name: "CCurl", dependencies: ["CLoadOnUse"], path: "Sources/CCurl"),
         // A library loaded the first time it is needed, its functions forwarded under their own names.
         .target(name: "CLoadOnUse", path: "Sources/CLoadOnUse"),
         // Linux headers: the event loop's (epoll, signalfd, eventfd), the console's VT ioctls, prctl (thread
@@ -127,6 +130,10 @@ let package = Package(
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // An HTTP(S) client on libcurl (the only module that uses it): requests with JSON, downloads to a
+        // file with resume, a rate and a size limit, TLS verified. Knows no server; the update agent and,
+        // later, the school's WebDAV use it.
+        .target(name: "InkHTTPClient", dependencies: ["InkCore", "CCurl"]),
         // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
         .target(name: "InkAPIClient", dependencies: ["InkCore", "InkAPI", "InkLoop"]),
         // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk; not shipped.
@@ -161,6 +168,7 @@ let package = Package(
         .testTarget(name: "InkWorksheetTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "InkWorksheet", "CCairo",
                                                              "InkTestSupport", "InkWorksheetTestSupport"]),
         .testTarget(name: "InkLoopTests", dependencies: ["InkCore", "InkLoop"]),
+        .testTarget(name: "InkHTTPClientTests", dependencies: ["InkHTTPClient", "InkTestSupport"]),
         .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
         // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
         // a mode's screen, the binary's commands).
