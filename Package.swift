@@ -44,6 +44,9 @@ let package = Package(
         // libinput's headers (libinput-dev), and the library loaded by the seat's thread, not linked
         // (Sources/CLibInput/libinput.c); libudev linked.
         .target(name: "CLibInput", dependencies: ["CLoadOnUse"], path: "Sources/CLibInput"),
+        // libcurl's headers (libcurl4-openssl-dev), and the library loaded by the first transfer, not linked
+        // (Sources/CCurl/libcurl.c): the kiosk's own process never maps it.
+        .target(name: "CCurl", dependencies: ["CLoadOnUse"], path: "Sources/CCurl"),
         // A library loaded the first time it is needed, its functions forwarded under their own names.
         .target(name: "CLoadOnUse", path: "Sources/CLoadOnUse"),
         // Linux headers: the event loop's (epoll, signalfd, eventfd), the console's VT ioctls, prctl (thread
@@ -109,7 +112,7 @@ let package = Package(
         // strictly, each problem with its file, line and key. It imports the modules whose types the
         // settings hold (a sealing key, a device signer, the API's and the palette's); a box below it
         // owns its settings' struct (`APISettings`), the screens' are here (`ScreenSettings` composes them).
-        .target(name: "InkConfig", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning",
+        .target(name: "InkConfig", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning", "InkUpdateAgent",
                                                  .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd; it wires
         // the boxes together (a capture's pictures drawn by InkRender for InkStorage, the device signer
@@ -120,13 +123,23 @@ let package = Package(
         // What both executables' command lines share: a recording's arguments, --size, error exits, the release's version.
         .target(name: "InkCommandLine", dependencies: ["InkCore", logging, .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The shipped command line (run, record, replay, devices, check-config, config, keygen, decrypt), and
-        // the PDF helper's process (the same binary, `pdf-helper`).
+        // the PDF helper's and the update agent's processes (the same binary, `pdf-helper`, `update-agent`).
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkLog", logging,
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
             "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // An HTTP(S) client on libcurl (the only module that uses it): requests with JSON, downloads to a
+        // file with resume, a rate and a size limit, TLS verified. Knows no server; the update agent and,
+        // later, the school's WebDAV use it.
+        .target(name: "InkHTTPClient", dependencies: ["InkCore", "CCurl"]),
+        // The fleet's update agent (`inkkiosk update-agent`): hawkBit's DDI API over InkHTTPClient, the
+        // bundle's download and hash (swift-crypto), installs and reboots through the image's ik-update,
+        // the outcome reported after the reboot. Its decisions (documents, schedule, window, versions,
+        // the pending record) are pure logic. Knows no screen and no kiosk.
+        .target(name: "InkUpdateAgent", dependencies: [logging, "InkCore", "InkHTTPClient",
+                                                      .product(name: "Crypto", package: "swift-crypto")]),
         // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
         .target(name: "InkAPIClient", dependencies: ["InkCore", "InkAPI", "InkLoop"]),
         // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk; not shipped.
@@ -161,6 +174,8 @@ let package = Package(
         .testTarget(name: "InkWorksheetTests", dependencies: ["InkCore", "InkRender", "InkStorage", "InkPDFHelper", "InkWorksheet", "CCairo",
                                                              "InkTestSupport", "InkWorksheetTestSupport"]),
         .testTarget(name: "InkLoopTests", dependencies: ["InkCore", "InkLoop"]),
+        .testTarget(name: "InkHTTPClientTests", dependencies: ["InkHTTPClient", "InkTestSupport"]),
+        .testTarget(name: "InkUpdateAgentTests", dependencies: ["InkCore", "InkUpdateAgent", "InkHTTPClient"]),
         .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
         // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
         // a mode's screen, the binary's commands).

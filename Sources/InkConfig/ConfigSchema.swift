@@ -4,6 +4,7 @@ import InkDocument
 import Logging
 import InkRender
 import InkStorage
+import InkUpdateAgent
 
 /// Every table and key of the config file: what each holds, the values it may take, its
 /// default (taken from the built-in value) and what it is for. `KioskConfig.parse` checks a file
@@ -35,7 +36,7 @@ public enum ConfigSchema {
         .table("lockdown", "Keys and the console."), .table("limits", "Everything that grows."),
         .table("pdf_helper", "Who the PDF helper runs as."),
         .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
-        .table("update", "What the disk image's update engine needs of the kiosk."),
+        .table("update", "What the disk image's update engine needs of the kiosk, and the fleet's update agent."),
     ])
 
     static let display = ConfigSection("display", "The screen the kiosk takes (DRM/KMS). Command-line flags override these.", [
@@ -364,10 +365,13 @@ public enum ConfigSchema {
     ])
 
     private static let updates = UpdateSettings()
+    private static let agent = UpdateAgentSettings()
 
     static let update = ConfigSection("update", "What the disk image's update engine needs of the kiosk (docs/DEPLOYMENT.md, "
                                       + "\"Updating\"): a hardware watchdog fed by the kiosk's loop, and two files that say "
-                                      + "when the kiosk is ready and when it must not be interrupted. The image sets all four.", [
+                                      + "when the kiosk is ready and when it must not be interrupted. The image sets all four. "
+                                      + "The keys from server on are the fleet's update agent's (`inkkiosk update-agent`, "
+                                      + "docs/DEPLOYMENT.md \"Updating a fleet\"); it does not run unless server is set.", [
         ConfigKey("watchdog", .path, .unset("none"),
                   "The hardware watchdog, e.g. \"/dev/watchdog\": opened at start and fed from the kiosk's own loop every "
                   + "quarter of watchdog_timeout, so a loop that hangs stops feeding it and the machine resets (the image's "
@@ -386,5 +390,44 @@ public enum ConfigSchema {
                   "Present while a session must not be interrupted, e.g. \"/run/inkkiosk/busy\", holding why (a host's "
                   + "signature request open, ink on the signature pad, a capture or a classroom save being written); "
                   + "absent otherwise. The image installs and reboots into an update only while it is absent."),
+        ConfigKey("server", .string, .unset("none: no agent"),
+                  "The fleet server's DDI base URL (Eclipse hawkBit or goosebit), https only, e.g. \"https://fleet.example.com\": "
+                  + "the agent polls SERVER/TENANT/controller/v1/CONTROLLER_ID."),
+        ConfigKey("tenant", .string, .string(agent.tenant), "The server's tenant (goosebit's and hawkBit's default: DEFAULT)."),
+        ConfigKey("poll_interval", .integer(UpdateAgentSettings.pollIntervalRange), .integer(agent.pollInterval),
+                  "Seconds between polls when the server names none; the server's sleep wins, held within "
+                  + "\(PollSchedule.sleepBounds.lowerBound)…\(PollSchedule.sleepBounds.upperBound) s. Each wait is spread by ±10 %."),
+        ConfigKey("backoff_max", .integer(UpdateAgentSettings.backoffMaxRange), .integer(agent.backoffMax),
+                  "The longest wait after failed polls, seconds: the wait doubles from \(PollSchedule.firstBackoff) s up to it, "
+                  + "each cut by up to half at random so that a fleet does not come back in step."),
+        ConfigKey("window", .string, .unset("any time"),
+                  "When a reboot into an update may happen, \"HH:MM-HH:MM\" local time (\"22:00-05:00\" runs over midnight). "
+                  + "Downloads and installs happen any time; the reboot also waits for the kiosk to be idle (busy_file)."),
+        ConfigKey("download_limit", .integer(UpdateAgentSettings.downloadLimitRange), .integer(agent.downloadLimit),
+                  "Bytes per second a bundle's download may take; 0: no limit."),
+        ConfigKey("max_bundle_mb", .integer(UpdateAgentSettings.maxBundleMBRange), .integer(agent.maxBundleMB),
+                  "A bundle over this many MiB is refused (reported to the server as a failure), by its announced size "
+                  + "and while it downloads. RAUC also checks that it fits the slot."),
+        ConfigKey("download_dir", .path, .string(agent.downloadDir),
+                  "Where a bundle is downloaded (on the data partition: a partial download resumes after a restart); "
+                  + "the bundle is removed after its install."),
+        ConfigKey("pending_file", .path, .string(agent.pendingFile),
+                  "The record of an install whose outcome is told after the reboot (synced, mode 0600); on the data partition."),
+        ConfigKey("identity_file", .path, .string(agent.identityFile),
+                  "The device's controller_id and target_token (`key = value` lines), written at enrolment, never in the "
+                  + "image. Refused unless a regular file of mode 0600 owned by the agent's user."),
+        ConfigKey("ca_file", .path, .unset("the system's CAs"),
+                  "A PEM file of the CAs to trust for server instead of the system's (a private server). TLS is always verified."),
+        ConfigKey("allow_downgrade", .bool, .bool(agent.allowDowngrade),
+                  "true: a bundle older than the running version is installed; false: refused and reported as a failure."),
+        ConfigKey("update_command", .path, .string(agent.updateCommand),
+                  "Called as `COMMAND install BUNDLE` and `COMMAND reboot` (the image's ik-update: RAUC, once busy_file is "
+                  + "absent; exit status 75: busy, tried again later)."),
+        ConfigKey("confirmed_file", .path, .string(agent.confirmedFile),
+                  "Names the slot once the image has confirmed its boot; an update is reported a success only when it names "
+                  + "the update's slot."),
+        ConfigKey("confirm_wait", .integer(UpdateAgentSettings.confirmWaitRange), .integer(agent.confirmWait),
+                  "Seconds after the agent starts in the update's slot that it waits for confirmed_file; after that the "
+                  + "update is reported a failure (the boot was never confirmed, the next boot rolls back)."),
     ])
 }
