@@ -59,3 +59,14 @@ public struct SlotVersion: Comparable, CustomStringConvertible, Sendable {
 
     public var description: String { text }
 }
+
+/// The one rule for what may be installed over what runs, for the fleet's agent and for RAUC's
+/// pre-install handler (a stick's bundle, one installed by hand): no downgrade unless the config
+/// allows it. The same version (by precedence) is no downgrade.
+public enum DowngradeRule {
+    /// Why `offered` may not be installed over `running`, or nil when it may.
+    public static func refusal(offered: String, running: String, allowDowngrade: Bool) -> String? {
+        guard !allowDowngrade, SlotVersion(offered) < SlotVersion(running) else { return nil }
+        return "refused: \(offered) is older than the running \(running) (a downgrade; [update] allow_downgrade = true allows it)"
+    }
+}

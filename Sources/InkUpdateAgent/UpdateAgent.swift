@@ -12,6 +12,11 @@ public struct MachineFacts: Sendable {
     /// RAUC's system.conf, for the `compatible` the agent reports.
     public var raucSystemConf = "/etc/rauc/system.conf"
     public init() {}
+
+    /// The image this machine booted, from its kernel command line; nil when it did not boot one.
+    public func bootedImage() throws -> BootedImage? {
+        try BootedImage(KernelCommandLine(try AgentFiles.read(cmdline) ?? ""))
+    }
 }
 
 /// `inkkiosk update-agent`: polls a DDI server (hawkBit, goosebit), downloads the bundle it offers,
@@ -53,8 +58,7 @@ public final class UpdateAgent {
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         base = "\(trimmed)/\(settings.tenant)/controller/v1/\(identity.controllerID)"
         do {
-            let cmdline = try AgentFiles.read(facts.cmdline) ?? ""
-            booted = try BootedImage(KernelCommandLine(cmdline))
+            booted = try facts.bootedImage()
             bootID = (try AgentFiles.read(facts.bootID) ?? "").trimmed()
         } catch {
             throw StartProblem(description: "\(error)")
@@ -157,8 +161,8 @@ public final class UpdateAgent {
                 reportUntilTaken(offer.actionID, .success("\(version) runs already in slot \(booted.slot): nothing installed"))
                 return .carryOn
             }
-            if SlotVersion(version) < SlotVersion(running), !settings.allowDowngrade {
-                refuse(offer.actionID, "refused: \(version) is older than the running \(running) (a downgrade; [update] allow_downgrade = true allows it)")
+            if let refusal = DowngradeRule.refusal(offered: version, running: running, allowDowngrade: settings.allowDowngrade) {
+                refuse(offer.actionID, refusal)
                 return .carryOn
             }
         }

@@ -64,6 +64,14 @@ struct PendingAndVersionTests {
         #expect(SlotVersion("1.0") == SlotVersion("1.0.0"))
     }
 
+    @Test func aDowngradeIsRefusedUnlessAllowed() {
+        #expect(DowngradeRule.refusal(offered: "0.9.0", running: "1.0.0", allowDowngrade: false)
+                == "refused: 0.9.0 is older than the running 1.0.0 (a downgrade; [update] allow_downgrade = true allows it)")
+        #expect(DowngradeRule.refusal(offered: "0.9.0", running: "1.0.0", allowDowngrade: true) == nil)
+        #expect(DowngradeRule.refusal(offered: "1.0.0+v2", running: "1.0.0", allowDowngrade: false) == nil)
+        #expect(DowngradeRule.refusal(offered: "1.0.1", running: "1.0.0", allowDowngrade: false) == nil)
+    }
+
     @Test func theIdentityFileIsParsedStrictly() throws {
         let id = try AgentIdentity.parse("# enrolled 2026-01-05\ncontroller_id = kiosk-0042\ntarget_token=abc123\n", path: "/id")
         #expect(id == AgentIdentity(controllerID: "kiosk-0042", targetToken: "abc123"))

@@ -255,9 +255,6 @@ ship_library libinput.so.10 libinput10
 # OpenSSL 3's libcrypto: loaded the first time the kiosk signs a PDF or reads its signing
 # identity ([signature] sign_with; Sources/COpenSSL/libcrypto.c).
 if [[ $ARCH == arm64 ]]; then ship_library libcrypto.so.3 libssl3t64; else ship_library libcrypto.so.3 libssl3; fi
-# libcurl (OpenSSL's flavour) with libssl, nghttp2, libssh2, …: loaded only by `inkkiosk update-agent`
-# (Sources/CCurl/libcurl.c); the kiosk's own process never maps it.
-if [[ $ARCH == arm64 ]]; then ship_library libcurl.so.4 libcurl4t64; else ship_library libcurl.so.4 libcurl4; fi
 # The Swift runtime ships with its symbol tables; the loader needs only the dynamic ones.
 for lib in "$S"/usr/lib/swift/linux/*.so; do [[ -e $lib ]] && "$STRIP" --strip-unneeded "$lib"; done
 

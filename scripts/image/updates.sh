@@ -16,6 +16,12 @@
 # usb_storage uas sd_mod) and the network's (IMAGE_NET_MODULES, default virtio_net), and takes an
 # address by DHCP (busybox's udhcpc with udhcpc.script).
 #
+# A fleet server (docs/DEPLOYMENT.md, "Updating a fleet"): IMAGE_FLEET_SERVER (https://…, its DDI
+# base URL), IMAGE_FLEET_TENANT (default DEFAULT) and IMAGE_FLEET_CA (a PEM file of the CA its
+# certificate is issued under, when not a public one) go into the [update] table, and libcurl with
+# the libraries it needs into this archive (only `inkkiosk update-agent` loads it). The device's
+# identity is never in the image: it is written to the data partition at enrolment.
+#
 # APPLIANCE_DIR: out/appliance (its manifest.txt says what is there already: nothing is shipped
 # twice; its initramfs gives the module index that depmod extends). KEYRING: a CA certificate
 # (PEM), the only one whose bundles the device installs. COMPATIBLE: RAUC's compatible, e.g.
@@ -88,6 +94,19 @@ done
 find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*' \) -exec sh -c \
     'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-unneeded "$f"; fi; done' _ {} +
 
+# The fleet's agent: libcurl (OpenSSL's flavour) and what it links, for `inkkiosk update-agent`;
+# the kiosk's own process never maps it.
+FLEET_SERVER=${IMAGE_FLEET_SERVER:-}
+FLEET_TENANT=${IMAGE_FLEET_TENANT:-DEFAULT}
+FLEET_CA=${IMAGE_FLEET_CA:-}
+if [[ -n $FLEET_SERVER ]]; then
+    [[ $FLEET_SERVER =~ ^https://[^[:space:]\"\'?#]+$ ]] || die "IMAGE_FLEET_SERVER=$FLEET_SERVER is not an https URL without a query"
+    [[ $FLEET_TENANT =~ ^[A-Za-z0-9._:-]{1,256}$ ]] || die "IMAGE_FLEET_TENANT=$FLEET_TENANT: letters, digits and . _ - : only"
+    [[ -z $FLEET_CA ]] || openssl x509 -in "$FLEET_CA" -noout 2>/dev/null || die "IMAGE_FLEET_CA=$FLEET_CA is not a PEM certificate"
+    curl_lib=/usr/lib/$(uname -m)-linux-gnu/libcurl.so.4
+    need libcurl4 "$curl_lib"
+    put_with_libs "$curl_lib"
+fi
 # --- kernel modules: the bundle's loop device, squashfs and dm-verity; vfat for the ESP -----------
 # Only the modules the appliance lacks are added; depmod runs over the appliance's modules and
 # these together, and its index files replace the appliance's (the later archive wins).
@@ -145,6 +164,7 @@ echo "${UPDATE_MODULES[*]}" >"$S/usr/lib/inkkiosk/update-modules"
 
 # --- configuration ---------------------------------------------------------------------------------
 install -D -m 0644 "$KEYRING" "$S/etc/rauc/ca.cert.pem"
+[[ -z $FLEET_SERVER || -z $FLEET_CA ]] || install -D -m 0644 "$FLEET_CA" "$S/etc/inkkiosk/fleet-ca.pem"
 # Slots by partition: A is the disk's partition 2, B its 3 (scripts/image/build.sh). RAUC writes
 # the bundle's image into the one that did not boot (rauc.slot= on the kernel command line),
 # makes GRUB boot it next (ORDER, B_OK=1, B_TRY=0) and keeps its own records on the data
@@ -161,6 +181,9 @@ data-directory=/var/lib/inkkiosk/rauc
 [keyring]
 path=/etc/rauc/ca.cert.pem
 check-purpose=codesign
+
+[handlers]
+pre-install=/usr/lib/inkkiosk/rauc-pre-install
 
 [slot.rootfs.0]
 device=/dev/vda2
@@ -193,6 +216,7 @@ install -D -m 0644 /dev/stdin "$S/etc/dbus-1/system.conf" <<'EOF'
 EOF
 install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
 install -D -m 0755 "$HERE/ik-update.sh" "$S/usr/bin/ik-update"
+install -D -m 0755 "$HERE/rauc-pre-install.sh" "$S/usr/lib/inkkiosk/rauc-pre-install"
 install -D -m 0755 "$HERE/stick-updates.sh" "$S/usr/lib/inkkiosk/stick-updates"
 install -D -m 0755 "$HERE/udhcpc.script" "$S/usr/lib/inkkiosk/udhcpc.script"
 install -D -m 0644 "$WORK/modules.image" "$S/etc/modules"
@@ -210,6 +234,10 @@ cmp -s "$CONF" "$S/etc/inkkiosk/inkkiosk.toml" || log "the appliance's [update] 
     [[ -z $WATCHDOG_MODULE ]] || printf 'watchdog = "/dev/watchdog"\nwatchdog_timeout = %s\n' "$WATCHDOG_TIMEOUT"
     echo 'ready_file = "/run/inkkiosk/ready"'
     echo 'busy_file = "/run/inkkiosk/busy"'
+    if [[ -n $FLEET_SERVER ]]; then
+        printf 'server = "%s"\ntenant = "%s"\n' "$FLEET_SERVER" "$FLEET_TENANT"
+        [[ -z $FLEET_CA ]] || echo 'ca_file = "/etc/inkkiosk/fleet-ca.pem"'
+    fi
 } >>"$S/etc/inkkiosk/inkkiosk.toml"
 chmod 0644 "$S/etc/inkkiosk/inkkiosk.toml"
 

@@ -15,8 +15,10 @@
 # the hardware watchdog ([update] watchdog, its timeout below confirm_after), which resets the
 # machine: either way this boot stays unconfirmed and GRUB skips the slot. Once the boot is
 # confirmed (or needed no confirmation), /run/inkkiosk/boot-confirmed names the slot: what an
-# update client waits for before it reports an update as done. Then it watches for USB sticks with
-# a bundle (/usr/lib/inkkiosk/stick-updates).
+# update client waits for before it reports an update as done. Then it starts the fleet's update
+# agent (`inkkiosk update-agent`, when the config names a server; started again 300 s after it
+# fails, e.g. while the device has no identity yet) and watches for USB sticks with a bundle
+# (/usr/lib/inkkiosk/stick-updates).
 PATH=/usr/bin:/usr/sbin
 export PATH
 confirm_after=60
@@ -76,6 +78,19 @@ dbus-daemon --config-file=/etc/dbus-1/system.conf --fork --nopidfile --nosyslog 
 say "starting rauc service (booted slot: ${slot:-none})"
 rauc service &
 
+# The fleet's agent, once this boot is confirmed: it installs into the other slot, which is the
+# fallback during a try boot. It ends (0) once it has asked for a reboot, or at once when the
+# config names no server.
+start_agent() {
+    (
+        while :; do
+            /usr/bin/inkkiosk update-agent --if-configured --config /etc/inkkiosk/inkkiosk.toml && exit 0
+            shout "the update agent stopped (exit $?): started again in 300 s"
+            sleep 300
+        done
+    ) &
+}
+
 [ "$confirm_after" = never ] && exit 0
 case $slot in A|B) ;; *) say "no rauc.slot on the kernel command line: nothing to confirm"; exit 0 ;; esac
 ready=/run/inkkiosk/ready
@@ -103,6 +118,7 @@ mkdir -p /run/inkkiosk
 if [ "$try" != 1 ]; then
     say "slot $slot: this boot needs no confirmation (${slot}_TRY=${try:-unset})"
     echo "$slot" >/run/inkkiosk/boot-confirmed
+    start_agent
     exec /usr/lib/inkkiosk/stick-updates
 fi
 # The service may still be starting: ask until it answers (bounded).
@@ -114,5 +130,6 @@ until out=$(rauc status mark-good 2>&1); do
 done
 say "slot $slot: boot confirmed, the kiosk ready for $confirm_after s (rauc status mark-good)"
 echo "$slot" >/run/inkkiosk/boot-confirmed
-# Updates from a USB stick, now that the other slot may be written.
+# Updates from the fleet and from a USB stick, now that the other slot may be written.
+start_agent
 exec /usr/lib/inkkiosk/stick-updates
