@@ -91,6 +91,18 @@ def arguments(description, proof):
     ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
     return ap
 
+def image_and_slot(opts, tag):
+    """The image the options name and the slot file system beside it (both from `make image`);
+    None, said, when one is missing."""
+    image = os.path.realpath(opts.image)
+    slot = os.path.join(os.path.dirname(image), "slot.ext4")
+    for f in (image, slot):
+        if not os.path.isfile(f):
+            print(f"{tag}: error: {f} is missing; build it with `make image`", flush=True)
+            return None
+    return image, slot
+
+
 # The image's update engine has the network (QEMU's user network: the lease, the route to the host).
 NET_UP_RE = r"ik-net: eth0: 10\.0\.2\.15/24 via 10\.0\.2\.2, DNS 10\.0\.2\.3 \(bound\)"
 
@@ -149,7 +161,7 @@ class EventQMP(vmrun.QMP):
 
 
 def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0, drives=(), expect_version=None,
-         kill_on=None, kill_after=None, qemu_args=(), expect_exit=False):
+         kill_on=None, kill_after=None, qemu_args=(), expect_exit=False, net="", on_line=(), expect_panic=False):
     """One boot of `disk`; returns (figures, problems). `until`: a regex that must also come on the
     serial port (a test hook's line) within until_timeout s after the first frame; `drives`: more
     raw disk images (virtio, in order: vdb, …); `expect_version`: the ik.version= the kernel's
@@ -158,7 +170,11 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
     `kill_after` (if given) has come. `qemu_args`: more QEMU options (a watchdog device);
     `expect_exit`: the boot ends when QEMU ends on its own (a reset, with -no-reboot) within
     until_timeout s after the first frame; QMP is asked every 0.5 s meanwhile, so its events
-    (figures["qmp_events"]) are read."""
+    (figures["qmp_events"]) are read. `net`: more options of QEMU's user network (a guestfwd);
+    `on_line`: (regex, function) pairs, each function called once with the match of the first
+    serial line its regex finds (an operator's step on the fleet server, in time with the guest);
+    `expect_panic`: the boot ends in a kernel panic before any frame (a kiosk that dies at start,
+    PID 1 gone): QEMU's end is expected, the kiosk's checks are not made."""
     qmp_path = os.path.join(rundir, f"qmp{n}.sock")
     vars_copy = os.path.join(rundir, f"vars{n}.fd")
     shutil.copy(OVMF_VARS, vars_copy)
@@ -175,7 +191,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         "-device", "virtio-rng-pci",
         # The board's network: QEMU's user network (its DHCP hands out 10.0.2.15, the host is
         # 10.0.2.2); no option ROM, so the firmware has nothing to boot from it.
-        "-netdev", "user,id=net0", "-device", "virtio-net-pci,netdev=net0,romfile=",
+        "-netdev", "user,id=net0" + (f",{net}" if net else ""), "-device", "virtio-net-pci,netdev=net0,romfile=",
         "-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
         # The board's watchdog (the image loads its driver; the kiosk feeds it): a hung kiosk resets
@@ -184,7 +200,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         *qemu_args,
     ]
     log_path = os.path.join(boot_dir, f"boot{n}-console.log")
-    logf = open(log_path, "w", encoding="utf-8", errors="replace")
+    logf = open(log_path, "w", encoding="utf-8", errors="replace", buffering=1)  # line by line: readable while it runs
     logf.write("# " + " ".join(shlex.quote(a) for a in argv) + "\n")
     note(f"boot {n}: expecting slot {expect}")
     t0 = time.monotonic()
@@ -196,7 +212,8 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
     bufs = {"serial": b"", "stderr": b""}
     ev = {}               # event name → host s since QEMU start
     state = {"cmdline": None, "marker": None, "status": False, "mounted": False, "until": None, "killed": None,
-             "armed": kill_after is None}
+             "armed": kill_after is None, "panic": None}
+    pending_calls = list(on_line)
     qmp = None
     first_frame = None
     final = None
@@ -242,6 +259,13 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
             um = re.search(until, body)
             if um:
                 state["until"] = (now, um)
+        if state["panic"] is None and "Kernel panic - not syncing" in body:
+            state["panic"] = (now, body)
+        for call in list(pending_calls):
+            cm_ = re.search(call[0], body)
+            if cm_:
+                pending_calls.remove(call)
+                call[1](cm_)
         mm = appl.MARKER_RE.search(body)
         if mm and state["marker"] is None:
             state["marker"] = mm.group(2)
@@ -273,7 +297,9 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
                     except Exception:  # noqa: BLE001 - closed: all read
                         pass
             if proc.poll() is not None and not sel.get_map():
-                if expect_exit and first_frame is None:
+                if expect_panic:
+                    pass
+                elif expect_exit and first_frame is None:
                     failure = f"QEMU ended (status {proc.returncode}) before the first frame"
                 elif state["killed"] is None and not expect_exit:
                     failure = f"QEMU ended (status {proc.returncode}) before the boot was done"
@@ -362,11 +388,16 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         slot = sm.group(1) if sm else None
         if slot != expect:
             problems.append(f"booted rauc.slot={slot}, expected {expect} (command line: {state['cmdline']})")
+    if expect_panic:
+        if state["panic"] is None:
+            problems.append("no kernel panic (the boot was to end in one)")
+        if first_frame is not None:
+            problems.append(f"a first frame at {first_frame:.2f} s (the kiosk was to die at start)")
     if first_frame is not None and (final is None or final["non_white_pixels"]):
         problems.append(f"the screen 1 s after the first frame is not all white: {final}")
-    if not state["status"]:
+    if not state["status"] and not expect_panic:  # a kiosk that dies at start says nothing of its screen
         problems.append("the kiosk's status line (inkkiosk: /dev/dri/…) did not reach the serial port")
-    if state["marker"] != "inkkiosk":
+    if state["marker"] != "inkkiosk" and not expect_panic:
         problems.append(f"PID 1 is {state['marker'] or 'unknown (no @@IK-APPLIANCE-KIOSK …@@ line)'}, not inkkiosk")
     if not state["mounted"]:
         problems.append("/init did not mount the data partition (LABEL=inkdata) on /var/lib/inkkiosk")
@@ -378,7 +409,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
         "first_frame_s": first_frame, "grubenv_after": env, "problems": problems,
         "until_s": state["until"][0] if state["until"] else None,
         "killed_s": state["killed"][0] if state["killed"] else None,
-        "exit_s": ev.get("exit"),
+        "exit_s": ev.get("exit"), "panic_s": state["panic"][0] if state["panic"] else None,
         "qmp_events": [{"s": round(at - t0, 3), "event": m.get("event"), "data": m.get("data")} for es in events for at, m in es],
     }
     if state["until"]:

@@ -2,14 +2,15 @@
 """A fleet server for the tests: goosebit (PyPI), which speaks Eclipse hawkBit's DDI API, on
 127.0.0.1 over TLS, with a fresh database in a directory of its own.
 
-    python3 scripts/image/fleet-server.py serve DIR [--port N] [--poll 00:00:05]
+    python3 scripts/image/fleet-server.py serve DIR [--port N] [--poll 00:00:05] [--ca-dir CA_DIR] [--address IP]…
+    python3 scripts/image/fleet-server.py ca CA_DIR                   # makes the TLS CA once; prints ca.pem's path
     python3 scripts/image/fleet-server.py upload DIR BUNDLE            # prints the software's id
     python3 scripts/image/fleet-server.py enroll DIR DEVICE TOKEN       # the device and its target token
     python3 scripts/image/fleet-server.py assign DIR DEVICE SOFTWARE
     python3 scripts/image/fleet-server.py device DIR DEVICE            # the server's view, JSON
 
-`serve` makes a CA and a certificate for 127.0.0.1 (DIR/ca.pem is what the agent's ca_file
-trusts), an admin user, the database's tables, and runs goosebit until it is stopped; the other
+`serve` makes a certificate for 127.0.0.1 (and --address), issued by CA_DIR's CA (`ca`, made
+once: what an image built with IMAGE_FLEET_CA trusts) or by a CA of its own (DIR/ca.pem), an admin user, the database's tables, and runs goosebit until it is stopped; the other
 commands talk to it over its HTTP API as an operator would (DIR/server.json says where and how).
 Devices must poll with their target token (goosebit's device_auth, strict): `enroll` creates the
 device with its token. goosebit assigns software only to a device whose hardware matches the
@@ -78,22 +79,38 @@ def ensure_venv():
     return python
 
 
-def make_tls(directory):
-    """A CA (ca.pem) and a certificate for 127.0.0.1 signed by it (server.pem, server.key)."""
-    def openssl(*args):
-        subprocess.run(["openssl", *args], check=True, capture_output=True)
-    ca_key, ca = f"{directory}/ca.key", f"{directory}/ca.pem"
-    key, csr, cert = f"{directory}/server.key", f"{directory}/server.csr", f"{directory}/server.pem"
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", ca_key,
-            "-out", ca, "-days", "2", "-subj", "/CN=inkkiosk fleet test CA",
+def openssl(*args):
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def ensure_ca(ca_dir):
+    """A CA for the fleet server's TLS in ca_dir (ca.pem, ca.key), made once and kept: an image
+    built to trust it (IMAGE_FLEET_CA) trusts every server certificate issued under it later."""
+    ca_key, ca = f"{ca_dir}/ca.key", f"{ca_dir}/ca.pem"
+    if os.path.exists(ca) and os.path.exists(ca_key):
+        return ca, ca_key
+    os.makedirs(ca_dir, mode=0o700, exist_ok=True)
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{ca_key}.new",
+            "-out", f"{ca}.new", "-days", "3650", "-subj", "/O=inkkiosk development/CN=inkkiosk DEVELOPMENT fleet TLS CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    os.chmod(f"{ca_key}.new", 0o600)
+    os.replace(f"{ca_key}.new", ca_key)
+    os.replace(f"{ca}.new", ca)
+    return ca, ca_key
+
+
+def make_tls(directory, ca_dir=None, addresses=("127.0.0.1",)):
+    """A certificate for `addresses` (server.pem, server.key) signed by the CA of ca_dir (made
+    once, ensure_ca) or, without one, by a CA made for this server alone (directory/ca.pem)."""
+    ca, ca_key = ensure_ca(ca_dir or directory)
+    key, csr, cert = f"{directory}/server.key", f"{directory}/server.csr", f"{directory}/server.pem"
     openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr,
-            "-subj", "/CN=127.0.0.1")
+            "-subj", f"/CN={addresses[0]}")
     ext = f"{directory}/server.ext"
     with open(ext, "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
-    openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert, "-days", "2",
-            "-extfile", ext)
+        f.write(f"subjectAltName={','.join('IP:' + a for a in addresses)}\nextendedKeyUsage=serverAuth\n")
+    openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-CAserial", f"{directory}/ca.srl",
+            "-out", cert, "-days", "2", "-extfile", ext)
     return ca, key, cert
 
 
@@ -104,11 +121,13 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(directory, port=None, poll="00:00:05", tenant="DEFAULT"):
-    """Starts goosebit in the background; returns (process, info) once it answers over TLS."""
+def start(directory, port=None, poll="00:00:05", tenant="DEFAULT", ca_dir=None, addresses=("127.0.0.1",)):
+    """Starts goosebit in the background; returns (process, info) once it answers over TLS. Its
+    certificate names `addresses` (a VM reaches the host at another one) and is issued by the CA
+    of ca_dir, or by one made for this server alone."""
     python = ensure_venv()
     os.makedirs(directory, exist_ok=True)
-    ca, key, cert = make_tls(directory)
+    ca, key, cert = make_tls(directory, ca_dir, addresses)
     port = port or free_port()
     password = secrets.token_hex(16)
     env = dict(os.environ,
@@ -182,9 +201,14 @@ class Operator:
         body = json.dumps({"devices": [device], "auth_token": token}).encode()
         return self.request("PUT", "/api/v1/devices", body, "application/json")
 
-    def assign(self, device, software):
-        """Assigns the device the software (its hardware must match the software's compatible)."""
-        body = json.dumps({"devices": [device], "software": str(software)}).encode()
+    def assign(self, device, software, force=False):
+        """Assigns the device the software (its hardware must match the software's compatible).
+        `force`: also when the device is in state Error after a failed update, which goosebit
+        otherwise offers nothing until an operator forces an update (its UI's "force update")."""
+        body = {"devices": [device], "software": str(software)}
+        if force:
+            body["force_update"] = True
+        body = json.dumps(body).encode()
         return self.request("PATCH", "/api/v1/devices", body, "application/json")
 
     def device(self, device):
@@ -210,6 +234,10 @@ def main():
     serve.add_argument("--port", type=int)
     serve.add_argument("--poll", default="00:00:05")
     serve.add_argument("--tenant", default="DEFAULT")
+    serve.add_argument("--ca-dir", help="the CA to issue the server's certificate under (made there once)")
+    serve.add_argument("--address", action="append", help="an IP address the certificate names (default 127.0.0.1)")
+    ca = sub.add_parser("ca")
+    ca.add_argument("dir")
     upload = sub.add_parser("upload")
     upload.add_argument("dir")
     upload.add_argument("bundle")
@@ -226,12 +254,16 @@ def main():
     device.add_argument("device")
     args = parser.parse_args()
     if args.command == "serve":
-        process, info = start(os.path.abspath(args.dir), args.port, args.poll, args.tenant)
+        process, info = start(os.path.abspath(args.dir), args.port, args.poll, args.tenant, args.ca_dir,
+                              tuple(args.address or ("127.0.0.1",)))
         print(json.dumps(info), flush=True)
         try:
             process.wait()
         except KeyboardInterrupt:
             process.terminate()
+        return
+    if args.command == "ca":
+        print(ensure_ca(os.path.abspath(args.dir))[0])
         return
     with open(os.path.join(args.dir, "server.json")) as f:
         operator = Operator(json.load(f)).login()

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The disk image's part of `make test`: builds the UEFI image (scripts/image/build.sh) from the
-# appliance (built first if it is missing or older than the binary), then its three VM proofs:
+# appliance (built first if it is missing or older than the binary), for a fleet server at
+# https://10.0.2.100 whose TLS certificate the development fleet CA issues (fleet-test's
+# goosebit, reached through QEMU's user network), and the v2 the update proofs install; then its
+# four VM proofs:
 #   boot-test.py      OVMF → GRUB → slot A and the kiosk's first frame; nothing confirms A, so
 #                     the next boot falls back to B
 #   watchdog-test.py  a kiosk that hangs after its first frame: the i6300esb resets the machine,
 #                     GRUB takes the other slot
-#   update-test.py    four bundles refused, a power cut while RAUC writes slot B, the v2
+#   update-test.py    five bundles refused (a downgrade among them), a power cut while RAUC writes slot B, the v2
 #                     installed again, B boots and confirms itself
-# update-test runs beside the other two (each QEMU is one emulated CPU; the machine has two).
+#   fleet-test.py     goosebit (hawkBit's DDI API) assigns a release that dies at start: installed,
+#                     rolled back, reported as a failure; then a good one: installed, confirmed,
+#                     reported as a success; the data partition kept
+# update-test runs beside the other three (each QEMU is one emulated CPU; the machine has two).
 # Each proof's output goes to out/image/<proof>.log; its figures and verdict are printed.
 # The last line is `image: N passed, N failed`.
 #
@@ -26,9 +32,19 @@ if [[ ! -s $appliance || $BIN -nt $appliance ]]; then
         { tail -20 out/image/appliance-build.log; echo "image: the appliance did not build"; exit 1; }
 fi
 start=$SECONDS
-scripts/image/build.sh --arch amd64 >out/image/build.log 2>&1 ||
+fleet_ca=$(python3 scripts/image/fleet-server.py ca out/keys/development/fleet) || { echo "image: no fleet CA"; exit 1; }
+IMAGE_FLEET_SERVER=https://10.0.2.100 IMAGE_FLEET_CA=$fleet_ca scripts/image/build.sh --arch amd64 >out/image/build.log 2>&1 ||
     { tail -20 out/image/build.log; echo "image: the disk image did not build"; exit 1; }
 echo "image: built in $((SECONDS - start)) s: $(grep -E '^image: .*\.img:' out/image/build.log | sed 's/^image: //')"
+# The v2 both update proofs install: the same slot, another version.
+start=$SECONDS
+version=$(debugfs -R "cat /version" out/image/slot.ext4 2>/dev/null)
+rm -rf out/image/v2
+IMAGE_OUT=out/image/v2 IMAGE_VERSION=$version+v2 IMAGE_FLEET_SERVER=https://10.0.2.100 IMAGE_FLEET_CA=$fleet_ca \
+    scripts/image/build.sh --arch amd64 >out/image/v2-build.log 2>&1 ||
+    { tail -20 out/image/v2-build.log; echo "image: the v2 slot did not build"; exit 1; }
+rm -f out/image/v2/*.img
+echo "image: v2 ($version+v2) slot built in $((SECONDS - start)) s"
 
 passed=0 failed=0
 # verdict NAME LOG STATUS SECONDS: the proof's figures (from its empty line before them on) and its verdict
@@ -43,11 +59,13 @@ verdict() {
     fi
 }
 started=$SECONDS
-python3 scripts/image/update-test.py --quiet >out/image/update-test.log 2>&1 &
+python3 scripts/image/update-test.py --quiet --v2-slot out/image/v2/slot.ext4 >out/image/update-test.log 2>&1 &
 update_pid=$!
-for proof in boot watchdog; do
+for proof in boot watchdog fleet; do
     t=$SECONDS
-    python3 "scripts/image/$proof-test.py" --quiet >"out/image/$proof-test.log" 2>&1
+    extra=()
+    [[ $proof == fleet ]] && extra=(--v2-slot out/image/v2/slot.ext4)
+    python3 "scripts/image/$proof-test.py" --quiet "${extra[@]}" >"out/image/$proof-test.log" 2>&1
     verdict "$proof-test" "out/image/$proof-test.log" $? $((SECONDS - t))
 done
 wait "$update_pid"

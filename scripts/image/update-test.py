@@ -15,16 +15,17 @@ IMAGE_VERSION=<version>+v2 and bundled by scripts/image/bundle.sh (signed with t
 key, checked with `rauc info`); the stick is a vfat disk on QEMU's USB (qemu-xhci, usb-storage),
 as a technician's stick is.
 
-The stick also holds four bundles the device must refuse, tried first (name order): signed by
+The stick also holds five bundles the device must refuse, tried first (name order): signed by
 another CA's key, for another board (compatible inkkiosk-amd64-otherboard), truncated (the last
-4 KiB cut off), altered (one byte of the payload changed: found by dm-verity while it is copied).
+4 KiB cut off), altered (one byte of the payload changed: found by dm-verity while it is copied),
+a downgrade (version 0.0.1: the image's RAUC pre-install handler refuses it).
 Each must be refused, and the watcher's line (ik-stick: refused NAME.raucb: …) says why.
 
 Every boot is confirmed by the image itself (boot.d/updates.sh: `rauc status mark-good` once the
 kiosk has been ready for ik.update.confirm_after seconds, here 2); only then does the watcher
 look at sticks.
 
-Boot 0 (slot A; --no-powercut skips it): the four refused, then update.raucb installed; QEMU is
+Boot 0 (slot A; --no-powercut skips it): the five refused, then update.raucb installed; QEMU is
 killed (SIGKILL: a power cut) as soon as RAUC says it is copying the image into slot B. The
 environment block must then say B_OK=0 (RAUC marked B unbootable before writing it) with A first.
 Boot 1: A again (the cut must not cost the device its running system); the watcher installs
@@ -77,6 +78,7 @@ REFUSED = {
     "other-board": "Compatible mismatch",                # inkkiosk-amd64-otherboard
     "truncated": "Invalid bundle format",                # the signature at the end is cut
     "altered": "Input/output error",                     # dm-verity: "data block … is corrupted"
+    "downgrade": "Pre-install handler error",            # version 0.0.1: the handler refuses it (its reason on the console)
 }
 HOOK_CONFIRM = "#!/bin/sh\n# TEST ONLY (scripts/image/update-test.py): each slot's hook.\n" + WAIT_FOR_CONFIRMATION + """
 rauc status
@@ -107,25 +109,55 @@ def cpio_newc(files):
     return gzip.compress(out.getvalue())
 
 
-def test_slot(src, hook, dst, rundir):
-    """The slot file system `src` with a test archive holding `hook` as /ik-test/hook, added to its
-    initrds; written to `dst` (mke2fs -d, as scripts/image/build.sh makes slots)."""
+def test_slot(src, hook, dst, rundir, files=None, version=None):
+    """The slot file system `src` with a test archive added to its initrds, written to `dst`
+    (mke2fs -d, as scripts/image/build.sh makes slots). The archive holds `hook` as /ik-test/hook
+    (unless None) and `files` ({path: text}, mode 0644: the later archive's files win over the
+    slot's own); `version` replaces the slot's (/version and ik.version= in slot.cfg)."""
     tree = tempfile.mkdtemp(prefix="slot-", dir=rundir)
     subprocess.run(["debugfs", "-R", f"rdump / {tree}", src], check=True, capture_output=True)
     shutil.rmtree(os.path.join(tree, "lost+found"), ignore_errors=True)
+    entries = {}
+    if hook is not None:
+        entries.update({"ik-test": (0o40755, None), "ik-test/hook": (0o100755, hook.encode())})
+    for path, text in (files or {}).items():
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            entries.setdefault("/".join(parts[:i]), (0o40755, None))
+        entries[path] = (0o100644, text.encode())
     with open(os.path.join(tree, "ik-test.cpio.gz"), "wb") as f:
-        f.write(cpio_newc({"ik-test": (0o40755, None), "ik-test/hook": (0o100755, hook.encode())}))
+        f.write(cpio_newc(entries))
     cfg = os.path.join(tree, "slot.cfg")
     text = open(cfg).read()
     text, n = re.subn(r'(set ik_slot_initrds="[^"]*)"', r'\1 ik-test.cpio.gz"', text)
     if n != 1:
         raise SystemExit(f"update-test: {src}: slot.cfg has no ik_slot_initrds line")
+    if version is not None:
+        text, n = re.subn(r"ik\.version=\S+?\"", f'ik.version={version}"', text)
+        if n != 1:
+            raise SystemExit(f"update-test: {src}: slot.cfg has no ik.version=")
+        open(os.path.join(tree, "version"), "w").write(version + "\n")
     open(cfg, "w").write(text)
     size_kb = (sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(tree) for f in fs) // 1024 * 11 // 10 + 4096 + 1023) // 1024 * 1024
     subprocess.run(["mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-L", "inkslot",
                     "-O", "^metadata_csum_seed,^orphan_file,^has_journal", "-E", "root_owner=0:0",
                     "-d", tree, dst, f"{size_kb}k"], check=True, capture_output=True)
     return dst
+
+
+def slot_version(slot):
+    """The version a slot file system says it is (its /version, scripts/image/build.sh)."""
+    return subprocess.run(["debugfs", "-R", "cat /version", slot], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def v2_slot(out, base):
+    """The slot made again by scripts/image/build.sh with version <base's>+v2, in
+    `out` (its slot.ext4, returned): the update the proofs install."""
+    version = slot_version(base)
+    env = dict(os.environ, IMAGE_OUT=out, IMAGE_VERSION=f"{version}+v2")
+    subprocess.run([os.path.join(HERE, "build.sh"), os.path.join(ROOT, "out", "appliance")], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(out, "slot.ext4")
 
 
 def put_partition(disk, part, fs):
@@ -141,15 +173,14 @@ def main():
     ap = bt.arguments("Install a v2 bundle from a stick into slot B and boot it.", "update-test")
     ap.add_argument("--install-timeout", type=float, default=600, help="seconds after the first frame for the stick watcher's work (default 600)")
     ap.add_argument("--no-powercut", action="store_true", help="no power cut during the first install")
+    ap.add_argument("--v2-slot", help="the v2 slot, made already by v2_slot() (scripts/image/test.sh shares it with fleet-test)")
     opts = ap.parse_args()
 
-    image = os.path.realpath(opts.image)
+    found = bt.image_and_slot(opts, "image-update-test")
+    if found is None:
+        return 2
+    image, slot = found
     out = os.path.dirname(image)
-    slot = os.path.join(out, "slot.ext4")
-    for f in (image, slot):
-        if not os.path.isfile(f):
-            note(f"error: {f} is missing; build it with `make image`")
-            return 2
     boot_dir = os.path.realpath(opts.boot_dir or os.path.join(out, "update-test"))
     shutil.rmtree(boot_dir, ignore_errors=True)
     os.makedirs(boot_dir)
@@ -159,15 +190,13 @@ def main():
     bundle_bytes, v2, install_s = 0, None, None
     refusals = {}
     try:
-        version = subprocess.run(["debugfs", "-R", "cat /version", slot], check=True, capture_output=True,
-                                 text=True).stdout.strip()
-        v2 = f"{version}+v2"
+        version = slot_version(slot)
         t = time.monotonic()
-        env = dict(os.environ, IMAGE_OUT=os.path.join(rundir, "v2"), IMAGE_VERSION=v2)
-        subprocess.run([os.path.join(HERE, "build.sh"), os.path.join(ROOT, "out", "appliance")], env=env, check=True)
-        v2_slot = test_slot(os.path.join(rundir, "v2", "slot.ext4"), HOOK_CONFIRM, os.path.join(rundir, "v2-test.ext4"), rundir)
+        v2_built = opts.v2_slot or v2_slot(os.path.join(rundir, "v2"), slot)
+        v2 = slot_version(v2_built)
+        v2_test_slot = test_slot(v2_built, HOOK_CONFIRM, os.path.join(rundir, "v2-test.ext4"), rundir)
         env = dict(os.environ, BUNDLE_OUT=os.path.join(rundir, "bundle"))
-        bundle = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_slot], env=env, check=True,
+        bundle = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_test_slot], env=env, check=True,
                                 capture_output=True, text=True).stdout.strip().splitlines()[-1]
         shutil.copy(os.path.join(rundir, "bundle", "info.txt"), os.path.join(boot_dir, "bundle-info.txt"))
         bundle_bytes = os.path.getsize(bundle)
@@ -179,8 +208,9 @@ def main():
                               check=True, capture_output=True, text=True).stdout.strip()
         for name, extra in (("other-key", {"BUNDLE_CERT": f"{keys}/signing.cert.pem", "BUNDLE_KEY": f"{keys}/signing.key.pem",
                                            "BUNDLE_KEYRING": f"{keys}/ca.cert.pem"}),
-                            ("other-board", {"IMAGE_BOARD": "otherboard"})):
-            made = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_slot], check=True, capture_output=True, text=True,
+                            ("other-board", {"IMAGE_BOARD": "otherboard"}),
+                            ("downgrade", {"BUNDLE_VERSION": "0.0.1"})):
+            made = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_test_slot], check=True, capture_output=True, text=True,
                                   env=dict(os.environ, BUNDLE_OUT=os.path.join(rundir, name), **extra)).stdout.strip().splitlines()[-1]
             bad[name] = made
         data = open(bundle, "rb").read()
@@ -243,6 +273,11 @@ def main():
                     probs.append(f"the {name} bundle was not refused (no ik-stick: refused {name}.raucb line)")
                 elif REFUSED[name] not in m.group(1):
                     probs.append(f"the {name} bundle was refused, but not for the expected reason ({REFUSED[name]!r}): {m.group(1)}")
+            m = re.search(r"update-agent: (refused: 0\.0\.1 is older than the running \S+ .*)", log)
+            if m is None:
+                probs.append("the pre-install handler did not say why it refused the downgrade (update-agent: refused: 0.0.1 is older …)")
+            else:
+                refusals["downgrade"] = f"{refusals['downgrade']} ({m.group(1).strip()})"
             if not re.search(r"device-mapper: verity: .* data block \d+ is corrupted", log):
                 probs.append("the kernel did not report the altered block (device-mapper: verity: … is corrupted)")
             if env1.get("ORDER", "").split()[:1] != ["B"] or env1.get("B_OK") != "1" or env1.get("B_TRY") != "0":
@@ -256,8 +291,10 @@ def main():
             log = open(os.path.join(boot_dir, "boot2-console.log"), encoding="utf-8", errors="replace").read()
             if not re.search(r"ik-updates: slot B: boot confirmed", log):
                 probs.append("B's boot was not confirmed (no ik-updates: slot B: boot confirmed)")
-            if re.search(r"ik-stick: installing ", log):
+            if re.search(r"ik-stick: installed ", log):
                 probs.append("the watcher installed a bundle again from B")
+            if not re.search(r"ik-stick: refused downgrade\.raucb: Pre-install handler error", log):
+                probs.append("B did not refuse the downgrade (0.0.1 under 1.0.0+v2)")
             results.append(fig)
             if fig["grubenv_after"].get("B_TRY") != "0" or fig["grubenv_after"].get("B_OK") != "1":
                 probs.append(f"B is not confirmed (B_OK=1 B_TRY=0): {fig['grubenv_after']}")
