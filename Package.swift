@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkLog", logging,
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine",
+            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine", "InkUpdateAgent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An HTTP(S) client on libcurl (the only module that uses it): requests with JSON, downloads to a

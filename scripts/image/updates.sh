@@ -165,10 +165,13 @@ echo "${UPDATE_MODULES[*]}" >"$S/usr/lib/inkkiosk/update-modules"
 # --- configuration ---------------------------------------------------------------------------------
 install -D -m 0644 "$KEYRING" "$S/etc/rauc/ca.cert.pem"
 [[ -z $FLEET_SERVER || -z $FLEET_CA ]] || install -D -m 0644 "$FLEET_CA" "$S/etc/inkkiosk/fleet-ca.pem"
-# Slots by partition: A is the disk's partition 2, B its 3 (scripts/image/build.sh). RAUC writes
-# the bundle's image into the one that did not boot (rauc.slot= on the kernel command line),
-# makes GRUB boot it next (ORDER, B_OK=1, B_TRY=0) and keeps its own records on the data
-# partition (the slots are read-only file systems, written whole by an install).
+# Slots by their GPT names (rootfs-a, rootfs-b: scripts/image/build.sh), through the links
+# /dev/disk/by-partlabel/* that udev's persistent-storage rules make on a full system and that
+# boot.d/updates.sh makes here for the partitions of the disk the data partition is on: the same
+# system.conf holds on vda, sda or mmcblk0. RAUC writes the bundle's image into the slot that did
+# not boot (rauc.slot= on the kernel command line), makes GRUB boot it next (ORDER, B_OK=1,
+# B_TRY=0) and keeps its own records on the data partition (the slots are read-only file systems,
+# written whole by an install).
 cat >"$S/etc/rauc/system.conf" <<EOF
 [system]
 compatible=$COMPATIBLE
@@ -186,12 +189,12 @@ check-purpose=codesign
 pre-install=/usr/lib/inkkiosk/rauc-pre-install
 
 [slot.rootfs.0]
-device=/dev/vda2
+device=/dev/disk/by-partlabel/rootfs-a
 type=ext4
 bootname=A
 
 [slot.rootfs.1]
-device=/dev/vda3
+device=/dev/disk/by-partlabel/rootfs-b
 type=ext4
 bootname=B
 EOF

@@ -62,6 +62,30 @@ for n in $nics; do
     udhcpc -i "$n" -s /usr/lib/inkkiosk/udhcpc.script -b -S -t 3 -T 2 -A 5 >/dev/null 2>&1 &
 done
 [ -n "$nics" ] || say "no network interface: updates come from a USB stick only"
+# The slots by their GPT names, as udev's persistent-storage rules would link them (RAUC's
+# system.conf names /dev/disk/by-partlabel/rootfs-a and -b): only the partitions of the disk the
+# data partition is mounted from, so that a stick with partitions of the same names cannot stand
+# in for a slot.
+link_partitions() {
+    data_dev=
+    while read -r dev mnt _; do [ "$mnt" = /var/lib/inkkiosk ] && data_dev=${dev#/dev/}; done </proc/mounts
+    [ -n "$data_dev" ] && [ -e "/sys/class/block/$data_dev/partition" ] || {
+        shout "the data partition is not mounted from a disk partition: RAUC's slots are not linked (updates cannot be installed)"
+        return 1
+    }
+    disk=$(readlink -f "/sys/class/block/$data_dev/..")
+    mkdir -p /dev/disk/by-partlabel
+    for part in "$disk"/*/partition; do
+        part=${part%/partition}
+        name= dev=
+        while IFS='=' read -r k v; do
+            case $k in PARTNAME) name=$v ;; DEVNAME) dev=$v ;; esac
+        done <"$part/uevent"
+        [ -n "$name" ] && [ -n "$dev" ] && ln -sfn "../../$dev" "/dev/disk/by-partlabel/$name"
+    done
+    say "slots: rootfs-a on $(readlink /dev/disk/by-partlabel/rootfs-a 2>/dev/null || echo nothing), rootfs-b on $(readlink /dev/disk/by-partlabel/rootfs-b 2>/dev/null || echo nothing)"
+}
+link_partitions
 mkdir -p /run/esp /run/dbus /run/rauc /var/lib/inkkiosk/rauc
 esp=$(findfs LABEL=ESP 2>/dev/null)
 if [ -z "$esp" ]; then
