@@ -5,7 +5,7 @@ started by boot.d/updates.sh once a boot is confirmed) reaching it through QEMU'
 A release that dies at start is installed, rolled back and reported as a failure; a good one is
 installed, runs from slot B and is reported as a success; the data partition keeps its files.
 
-    python3 scripts/image/fleet-test.py [--image out/image/inkkiosk-amd64.img] [--v2-slot SLOT]
+    python3 scripts/image/fleet-test.py [--image out/image/inkkiosk-amd64.img]
 
 Needs `make image` built for this proof's server, as scripts/image/test.sh builds it:
 IMAGE_FLEET_SERVER=https://10.0.2.100 and IMAGE_FLEET_CA=out/keys/development/fleet/ca.pem (the
@@ -17,7 +17,7 @@ What the test adds, only in its own copies: the device's identity (controller_id
 mode 0600, root's) written to the copy's data partition as the vendor's enrolment would, with a
 file standing for the captures already there; ik_cmdline_extra in the copy's grubenv
 (console on the serial port, ik.update.confirm_after=2). The releases: the image's slot made
-again with version <v>+v2 (scripts/image/build.sh) and, from it, <v>+broken, whose config the
+with version <v>+v2 (update-test.py's v2_slot) and, from it, <v>+broken, whose config the
 kiosk refuses (an unknown key in a later archive), so its kiosk exits at start: PID 1 gone, a
 kernel panic, panic=5. Both are bundled and signed with the development key, uploaded to goosebit.
 
@@ -176,7 +176,6 @@ def between(marks, a, b):
 def main():
     ap = bt.arguments("Install releases from a fleet server (goosebit): a broken one rolled back, a good one kept.", "fleet-test")
     ap.add_argument("--install-timeout", type=float, default=600, help="seconds after the first frame for a poll, download, install and reboot (default 600)")
-    ap.add_argument("--v2-slot", help="the v2 slot, made already (scripts/image/test.sh shares it with update-test)")
     opts = ap.parse_args()
 
     found = bt.image_and_slot(opts, "image-fleet-test")
@@ -199,7 +198,7 @@ def main():
     try:
         version = ut.slot_version(slot)
         t = time.monotonic()
-        good_slot = opts.v2_slot or ut.v2_slot(os.path.join(rundir, "v2"), slot)
+        good_slot = ut.v2_slot(slot, rundir)
         good = ut.slot_version(good_slot)
         broken = f"{version}+broken"
         broken_slot = ut.test_slot(good_slot, None, os.path.join(rundir, "broken.ext4"), rundir,
@@ -302,7 +301,7 @@ def main():
     figures["server_views"] = operator.views if server is not None else {}
     figures["times_s"] = {
         f"{what} {release}": between(marks, a.format(r=release), b.format(r=release))
-        for release in (f"{version}+broken", ut.slot_version(opts.v2_slot) if opts.v2_slot else f"{version}+v2")
+        for release in (f"{version}+broken", f"{version}+v2")
         for what, a, b in (("download", "download {r}", "install {r}"), ("install", "install {r}", "installed {r}"))
     }
     print()

@@ -2,8 +2,7 @@
 # The disk image's part of `make test`: builds the UEFI image (scripts/image/build.sh) from the
 # appliance (built first if it is missing or older than the binary), for a fleet server at
 # https://10.0.2.100 whose TLS certificate the development fleet CA issues (fleet-test's
-# goosebit, reached through QEMU's user network), and the v2 the update proofs install; then its
-# four VM proofs:
+# goosebit, reached through QEMU's user network); then its four VM proofs:
 #   boot-test.py      OVMF → GRUB → slot A and the kiosk's first frame; nothing confirms A, so
 #                     the next boot falls back to B
 #   watchdog-test.py  a kiosk that hangs after its first frame: the i6300esb resets the machine,
@@ -36,15 +35,6 @@ fleet_ca=$(python3 scripts/image/fleet-server.py ca out/keys/development/fleet) 
 IMAGE_FLEET_SERVER=https://10.0.2.100 IMAGE_FLEET_CA=$fleet_ca scripts/image/build.sh --arch amd64 >out/image/build.log 2>&1 ||
     { tail -20 out/image/build.log; echo "image: the disk image did not build"; exit 1; }
 echo "image: built in $((SECONDS - start)) s: $(grep -E '^image: .*\.img:' out/image/build.log | sed 's/^image: //')"
-# The v2 both update proofs install: the same slot, another version.
-start=$SECONDS
-version=$(debugfs -R "cat /version" out/image/slot.ext4 2>/dev/null)
-rm -rf out/image/v2
-IMAGE_OUT=out/image/v2 IMAGE_VERSION=$version+v2 IMAGE_FLEET_SERVER=https://10.0.2.100 IMAGE_FLEET_CA=$fleet_ca \
-    scripts/image/build.sh --arch amd64 >out/image/v2-build.log 2>&1 ||
-    { tail -20 out/image/v2-build.log; echo "image: the v2 slot did not build"; exit 1; }
-rm -f out/image/v2/*.img
-echo "image: v2 ($version+v2) slot built in $((SECONDS - start)) s"
 
 passed=0 failed=0
 # verdict NAME LOG STATUS SECONDS: the proof's figures (from its empty line before them on) and its verdict
@@ -59,13 +49,11 @@ verdict() {
     fi
 }
 started=$SECONDS
-python3 scripts/image/update-test.py --quiet --v2-slot out/image/v2/slot.ext4 >out/image/update-test.log 2>&1 &
+python3 scripts/image/update-test.py --quiet >out/image/update-test.log 2>&1 &
 update_pid=$!
 for proof in boot watchdog fleet; do
     t=$SECONDS
-    extra=()
-    [[ $proof == fleet ]] && extra=(--v2-slot out/image/v2/slot.ext4)
-    python3 "scripts/image/$proof-test.py" --quiet "${extra[@]}" >"out/image/$proof-test.log" 2>&1
+    python3 "scripts/image/$proof-test.py" --quiet >"out/image/$proof-test.log" 2>&1
     verdict "$proof-test" "out/image/$proof-test.log" $? $((SECONDS - t))
 done
 wait "$update_pid"

@@ -10,8 +10,8 @@ Needs `make image` (and its development keys, out/keys/development). What the te
 only in its own copies: a test archive (/ik-test/hook, run by the appliance's ik.appliance.test=1
 hook once PID 1 is the kiosk: it only waits for the boot's confirmation and prints RAUC's status)
 appended to the initrds of slot A and of the v2 slot, and ik_cmdline_extra in the copy's grubenv
-(scripts/image/boot-test.py). The v2 is the image's slot rebuilt by scripts/image/build.sh with
-IMAGE_VERSION=<version>+v2 and bundled by scripts/image/bundle.sh (signed with the development
+(scripts/image/boot-test.py). The v2 is the image's slot with the version <version>+v2 (v2_slot()), bundled
+by scripts/image/bundle.sh (signed with the development
 key, checked with `rauc info`); the stick is a vfat disk on QEMU's USB (qemu-xhci, usb-storage),
 as a technician's stick is.
 
@@ -113,7 +113,8 @@ def test_slot(src, hook, dst, rundir, files=None, version=None):
     """The slot file system `src` with a test archive added to its initrds, written to `dst`
     (mke2fs -d, as scripts/image/build.sh makes slots). The archive holds `hook` as /ik-test/hook
     (unless None) and `files` ({path: text}, mode 0644: the later archive's files win over the
-    slot's own); `version` replaces the slot's (/version and ik.version= in slot.cfg)."""
+    slot's own); none when it would be empty. `version` replaces the slot's (/version and
+    ik.version= in slot.cfg)."""
     tree = tempfile.mkdtemp(prefix="slot-", dir=rundir)
     subprocess.run(["debugfs", "-R", f"rdump / {tree}", src], check=True, capture_output=True)
     shutil.rmtree(os.path.join(tree, "lost+found"), ignore_errors=True)
@@ -125,13 +126,14 @@ def test_slot(src, hook, dst, rundir, files=None, version=None):
         for i in range(1, len(parts)):
             entries.setdefault("/".join(parts[:i]), (0o40755, None))
         entries[path] = (0o100644, text.encode())
-    with open(os.path.join(tree, "ik-test.cpio.gz"), "wb") as f:
-        f.write(cpio_newc(entries))
     cfg = os.path.join(tree, "slot.cfg")
     text = open(cfg).read()
-    text, n = re.subn(r'(set ik_slot_initrds="[^"]*)"', r'\1 ik-test.cpio.gz"', text)
-    if n != 1:
-        raise SystemExit(f"update-test: {src}: slot.cfg has no ik_slot_initrds line")
+    if entries:
+        with open(os.path.join(tree, "ik-test.cpio.gz"), "wb") as f:
+            f.write(cpio_newc(entries))
+        text, n = re.subn(r'(set ik_slot_initrds="[^"]*)"', r'\1 ik-test.cpio.gz"', text)
+        if n != 1:
+            raise SystemExit(f"update-test: {src}: slot.cfg has no ik_slot_initrds line")
     if version is not None:
         text, n = re.subn(r"ik\.version=\S+?\"", f'ik.version={version}"', text)
         if n != 1:
@@ -150,14 +152,11 @@ def slot_version(slot):
     return subprocess.run(["debugfs", "-R", "cat /version", slot], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def v2_slot(out, base):
-    """The slot made again by scripts/image/build.sh with version <base's>+v2, in
-    `out` (its slot.ext4, returned): the update the proofs install."""
-    version = slot_version(base)
-    env = dict(os.environ, IMAGE_OUT=out, IMAGE_VERSION=f"{version}+v2")
-    subprocess.run([os.path.join(HERE, "build.sh"), os.path.join(ROOT, "out", "appliance")], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    return os.path.join(out, "slot.ext4")
+def v2_slot(base, rundir):
+    """The update the proofs install: the slot file system `base` with the version <base's>+v2
+    (its /version and ik.version=, as scripts/image/build.sh writes them with IMAGE_VERSION), the
+    rest, the fleet server's settings among it, as the image was built."""
+    return test_slot(base, None, os.path.join(rundir, "v2.ext4"), rundir, version=f"{slot_version(base)}+v2")
 
 
 def put_partition(disk, part, fs):
@@ -173,7 +172,6 @@ def main():
     ap = bt.arguments("Install a v2 bundle from a stick into slot B and boot it.", "update-test")
     ap.add_argument("--install-timeout", type=float, default=600, help="seconds after the first frame for the stick watcher's work (default 600)")
     ap.add_argument("--no-powercut", action="store_true", help="no power cut during the first install")
-    ap.add_argument("--v2-slot", help="the v2 slot, made already by v2_slot() (scripts/image/test.sh shares it with fleet-test)")
     opts = ap.parse_args()
 
     found = bt.image_and_slot(opts, "image-update-test")
@@ -192,7 +190,7 @@ def main():
     try:
         version = slot_version(slot)
         t = time.monotonic()
-        v2_built = opts.v2_slot or v2_slot(os.path.join(rundir, "v2"), slot)
+        v2_built = v2_slot(slot, rundir)
         v2 = slot_version(v2_built)
         v2_test_slot = test_slot(v2_built, HOOK_CONFIRM, os.path.join(rundir, "v2-test.ext4"), rundir)
         env = dict(os.environ, BUNDLE_OUT=os.path.join(rundir, "bundle"))
