@@ -46,7 +46,7 @@ demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/
 	@echo "demo output in $(DEMO_DIR)/ (the VM's screen: $(DEMO_DIR)/vm/; the signature it captured, encrypted, then decrypted with the session's key: $(DEMO_DIR)/vm/signature/)"
 
 # Each part's time goes to out/test/times.txt (scripts/timed.sh).
-test: deps arm64-toolchain-early release ## Every test: swift test (with every fuzz target's seeds); the arm64 build, replays and unit tests; the packages; the VM proofs (x86, the disk image and its updates, arm64)
+test: deps arm64-toolchain-early release ## Every test: swift test (with every fuzz target's seeds); the arm64 build, replays and unit tests; the packages; the VM proofs (x86, the disk image and its updates, arm64 and its disk image)
 	@mkdir -p out/test && : >out/test/times.txt
 	scripts/timed.sh "swift test (x86; every fuzz seed too)" $(SWIFT) test
 	scripts/timed.sh "arm64: cross build, replays, unit tests" scripts/arm64/test.sh $(RELEASE_BIN)
@@ -54,6 +54,7 @@ test: deps arm64-toolchain-early release ## Every test: swift test (with every f
 	scripts/timed.sh "VM proof (x86, bochs) and x86 appliance" scripts/e2e.sh $(RELEASE_BIN)
 	scripts/timed.sh "VM proof (x86 disk image: UEFI boot and fallback, watchdog, updates)" scripts/image/test.sh $(RELEASE_BIN)
 	scripts/timed.sh "VM proof (arm64 appliance, virtio-gpu)" scripts/appliance/e2e-arm64.sh $(ARM64_BIN) out/test/arm64-vm
+	scripts/timed.sh "VM proof (arm64 disk image: AAVMF, an update installed and switched to)" scripts/image/test.sh --arch arm64
 	@cat out/test/times.txt
 
 # The arm64 toolchain (made once, cached) is mostly downloads (its arm64 root is unpacked, its packages'
@@ -91,10 +92,10 @@ clean: ## Remove .build, .build-arm64, .build-fuzz and out (the toolchain cache 
 appliance: $(if $(filter arm64,$(ARCH)),arm64,release) ## Boot-to-kiosk image: out/appliance/ (then: python3 scripts/appliance/boot-test.py); ARCH=arm64: out/appliance-arm64/ (boot-test-arm64.py)
 	scripts/appliance/build.sh --arch $(ARCH) $(if $(filter arm64,$(ARCH)),$(ARM64_BIN),$(RELEASE_BIN))
 
-image: appliance ## UEFI disk image with A/B root slots and the data partition: out/image/inkkiosk-amd64.img (then: python3 scripts/image/boot-test.py); amd64 only for now
+image: appliance ## UEFI disk image with A/B root slots and the data partition: out/image/inkkiosk-amd64.img (then: python3 scripts/image/boot-test.py); ARCH=arm64: out/image-arm64/ (AAVMF: --arch arm64)
 	scripts/image/build.sh --arch $(ARCH)
 
-bundle: image ## Signed RAUC update bundle of the image's slot: out/bundle/inkkiosk-VERSION-amd64-qemu.raucb (development key unless BUNDLE_CERT/BUNDLE_KEY/BUNDLE_KEYRING)
+bundle: image ## Signed RAUC update bundle of the image's slot: out/bundle/inkkiosk-VERSION-ARCH-qemu.raucb (development key unless BUNDLE_CERT/BUNDLE_KEY/BUNDLE_KEYRING)
 	scripts/image/bundle.sh --arch $(ARCH)
 
 powercut: appliance ## Power cuts (SIGKILL of QEMU) at random moments of signing on the appliance's data disk: nothing finished lost (about 5 min)

@@ -2,7 +2,8 @@
 # Installs what inkkiosk needs to build, test and export on Debian 12 (qpdf judges the signed
 # PDFs in the tests, pdfsig and pyHanko their PAdES signatures; libssl-dev is what the signature's
 # CMS links, libcurl4-openssl-dev the update agent's HTTP client); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
-# libinput's tools, Pillow for the checks, dosfstools and mtools for the USB stick's FAT image).
+# libinput's tools, Pillow for the checks, dosfstools and mtools for the USB stick's FAT image,
+# the UEFI firmware the disk images boot under: ovmf on x86, qemu-efi-aarch64's AAVMF on arm64).
 # Idempotent: prints nothing and touches nothing when everything is already there.
 set -euo pipefail
 
@@ -10,7 +11,7 @@ PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev libssl-de
           librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 python3-venv qpdf)
 if [[ ${1:-} == --e2e ]]; then
     PACKAGES+=(qemu-system-x86 busybox-static udev kmod cpio e2fsprogs libinput-tools
-               python3-evdev python3-libevdev python3-yaml python3-pil dosfstools mtools)
+               python3-evdev python3-libevdev python3-yaml python3-pil dosfstools mtools ovmf qemu-efi-aarch64)
 fi
 
 missing=()

@@ -34,8 +34,11 @@ TRIPLE=aarch64-unknown-linux-gnu
 # needs), and what the arm64 appliance and its tests take from the root.
 # libssl-dev: libcrypto for the PAdES signature's CMS (trixie's pulls libssl3t64, what the binary then needs).
 # libcurl4-openssl-dev: the update agent's HTTP client (libcurl4t64 on trixie, loaded when the agent runs).
+# rauc, grub-efi-arm64-bin (with grub-common: grub-mkimage, grub-editenv): the arm64 disk image's
+# update engine and boot loader (scripts/image/build.sh --arch arm64); dbus-daemon comes with rauc.
 ROOT_PACKAGES=(libinput-dev libdrm-dev libudev-dev libcairo2-dev zlib1g-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libc6-dev libgcc-14-dev libstdc++-14-dev
-               udev busybox-static e2fsprogs libinput-bin libinput-tools libwacom-common libpoppler-glib8 fonts-dejavu-core)
+               udev busybox-static e2fsprogs libinput-bin libinput-tools libwacom-common libpoppler-glib8 fonts-dejavu-core
+               rauc grub-efi-arm64-bin)
 BUILDROOT_PACKAGES=(swiftlang libc6-dev git pkg-config ca-certificates)
 
 log() { echo "arm64-toolchain: $*" >&2; }

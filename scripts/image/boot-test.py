@@ -61,11 +61,26 @@ def _load(name, path):
 vmrun = _load("ik_vm_run", os.path.join(ROOT, "scripts", "vm", "run.py"))
 appl = _load("ik_appliance_boot_test", os.path.join(ROOT, "scripts", "appliance", "boot-test.py"))
 
-OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
-OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+# The board each architecture's image is proven on: QEMU's machine, its UEFI firmware (code and a
+# copy of the variables per boot, as pflash), its screen (the kiosk's DRM driver: bochs on x86,
+# virtio-gpu on arm64) and its serial console.
+MACHINES = {
+    "amd64": {"qemu": "qemu-system-x86_64", "qemu_pkg": "qemu-system-x86", "machine": "pc", "cpu": "qemu64",
+              "firmware": ("/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd"), "firmware_pkg": "ovmf",
+              "screen": "VGA,xres=1280,yres=800,vgamem_mb=64", "console": "ttyS0", "memory": 512},
+    "arm64": {"qemu": "qemu-system-aarch64", "qemu_pkg": "qemu-system-arm", "machine": "virt", "cpu": "cortex-a72",
+              "firmware": ("/usr/share/AAVMF/AAVMF_CODE.fd", "/usr/share/AAVMF/AAVMF_VARS.fd"), "firmware_pkg": "qemu-efi-aarch64",
+              "screen": "virtio-gpu-pci,xres=1280,yres=800", "console": "ttyAMA0", "memory": 768},
+}
 ESP_OFFSET = 1024 * 1024           # partition 1 starts at 1 MiB (scripts/image/build.sh)
 GRUBENV = "::/EFI/BOOT/grubenv"
-TEST_CMDLINE = "console=tty1 console=ttyS0 loglevel=6 ik.appliance.test=1"
+
+
+def test_cmdline(opts):
+    """What a proof adds to the kernel's command line (grubenv's ik_cmdline_extra): the kernel's lines
+    and /init's milestones on the serial port, the appliance's test hook."""
+    early = " earlycon" if opts.arch == "arm64" else ""   # the PL011 from ACPI's SPCR at once: a kernel that stops early still says where
+    return f"console=tty1 console={MACHINES[opts.arch]['console']}{early} loglevel=6 ik.appliance.test=1"
 WHITE_ENOUGH = 0.99
 
 CMDLINE_RE = re.compile(r"[Cc]ommand line: (.*)$")
@@ -82,18 +97,46 @@ def note(msg):
 def arguments(description, proof):
     """The options every image proof takes (its own come after); `proof` names its default directory."""
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--image", default=os.path.join(ROOT, "out", "image", "inkkiosk-amd64.img"))
+    ap.add_argument("--arch", choices=sorted(MACHINES), default="amd64", help="the image's architecture (default amd64)")
+    ap.add_argument("--image", help="default out/image/inkkiosk-amd64.img, out/image-arm64/inkkiosk-arm64.img")
     ap.add_argument("--boot-dir", help=f"screendumps, console logs, figures (default: the image's directory/{proof})")
     ap.add_argument("--timeout", type=float, default=180, help="seconds from QEMU start to the first frame, each boot (default 180)")
     ap.add_argument("--accel", default="tcg")
-    ap.add_argument("--cpu", default="qemu64")
-    ap.add_argument("--memory", type=int, default=512)
+    ap.add_argument("--cpu", help="QEMU's CPU (default qemu64, cortex-a72 on arm64)")
+    ap.add_argument("--memory", type=int, help="guest MB (default 512, 768 on arm64)")
     ap.add_argument("--quiet", action="store_true", help="do not stream the serial console")
     return ap
+
+def settle(opts):
+    """The options' defaults that depend on the architecture; the options."""
+    m = MACHINES[opts.arch]
+    opts.image = opts.image or os.path.join(ROOT, "out", "image" if opts.arch == "amd64" else f"image-{opts.arch}",
+                                            f"inkkiosk-{opts.arch}.img")
+    opts.cpu = opts.cpu or m["cpu"]
+    opts.memory = opts.memory or m["memory"]
+    return opts
+
+
+def missing_tools(opts):
+    """What this machine lacks to boot the architecture's image, said as what to install; None."""
+    m = MACHINES[opts.arch]
+    for tool, pkg in ((m["qemu"], m["qemu_pkg"]), ("mcopy", "mtools"), ("grub-editenv", "grub-common")):
+        if not shutil.which(tool):
+            return f"{tool} is missing (apt-get install {pkg})"
+    for f in m["firmware"]:
+        if not os.path.isfile(f):
+            return f"{f} is missing (apt-get install {m['firmware_pkg']})"
+    return None
+
 
 def image_and_slot(opts, tag):
     """The image the options name and the slot file system beside it (both from `make image`);
     None, said, when one is missing."""
+    settle(opts)
+    problem = missing_tools(opts)
+    if problem:
+        print(f"{tag}: error: {problem}", flush=True)
+        return None
     image = os.path.realpath(opts.image)
     slot = os.path.join(os.path.dirname(image), "slot.ext4")
     for f in (image, slot):
@@ -176,18 +219,20 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
     `expect_panic`: the boot ends in a kernel panic before any frame (a kiosk that dies at start,
     PID 1 gone): QEMU's end is expected, the kiosk's checks are not made."""
     qmp_path = os.path.join(rundir, f"qmp{n}.sock")
+    machine = MACHINES[opts.arch]
+    firmware_code, firmware_vars = machine["firmware"]
     vars_copy = os.path.join(rundir, f"vars{n}.fd")
-    shutil.copy(OVMF_VARS, vars_copy)
+    shutil.copy(firmware_vars, vars_copy)
     ppm = os.path.join(rundir, "screen.ppm")
     argv = [
-        shutil.which("qemu-system-x86_64"), "-nodefaults", "-no-user-config",
-        "-machine", "pc", "-accel", opts.accel, "-cpu", opts.cpu, "-m", str(opts.memory), "-smp", "2",
+        shutil.which(machine["qemu"]), "-nodefaults", "-no-user-config",
+        "-machine", machine["machine"], "-accel", opts.accel, "-cpu", opts.cpu, "-m", str(opts.memory), "-smp", "2",
         "-display", "none", "-no-reboot",
-        "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+        "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={firmware_code}",
         "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
         "-drive", f"file={disk},if=virtio,format=raw",
         *[a for d in drives for a in ("-drive", f"file={d},if=virtio,format=raw")],
-        "-device", "VGA,xres=1280,yres=800,vgamem_mb=64",
+        "-device", machine["screen"],
         "-device", "virtio-rng-pci",
         # The board's network: QEMU's user network (its DHCP hands out 10.0.2.15, the host is
         # 10.0.2.2); no option ROM, so the firmware has nothing to boot from it.
@@ -420,20 +465,16 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
 def main():
     ap = arguments("Boot the disk image under OVMF: slot A, then (A unconfirmed) slot B.", "boot-test")
     ap.add_argument("--boots", type=int, default=2, choices=(1, 2), help="1: slot A only; 2 (default): then the fallback to B")
-    opts = ap.parse_args()
+    opts = settle(ap.parse_args())
 
     image = os.path.realpath(opts.image)
     if not os.path.isfile(image):
         note(f"error: {image} is missing; build it with `make image` (scripts/image/build.sh)")
         return 2
-    for tool, pkg in (("qemu-system-x86_64", "qemu-system-x86"), ("mcopy", "mtools"), ("grub-editenv", "grub-common")):
-        if not shutil.which(tool):
-            note(f"error: {tool} is missing (apt-get install {pkg})")
-            return 2
-    for f in (OVMF_CODE, OVMF_VARS):
-        if not os.path.isfile(f):
-            note(f"error: {f} is missing (apt-get install ovmf)")
-            return 2
+    problem = missing_tools(opts)
+    if problem:
+        note(f"error: {problem}")
+        return 2
     boot_dir = os.path.realpath(opts.boot_dir or os.path.join(os.path.dirname(image), "boot-test"))
     os.makedirs(boot_dir, exist_ok=True)
     for f in os.listdir(boot_dir):
@@ -447,7 +488,7 @@ def main():
         before = grubenv_read(disk)
         note(f"image {image}: {os.path.getsize(image)} bytes ({os.stat(image).st_blocks * 512} on disk); grubenv {before}")
         # never: no boot is confirmed, as if the kiosk never got through its stable period.
-        grubenv_set(disk, rundir, ik_cmdline_extra=f"{TEST_CMDLINE} ik.update.confirm_after=never")
+        grubenv_set(disk, rundir, ik_cmdline_extra=f"{test_cmdline(opts)} ik.update.confirm_after=never")
         results = []
         problems = []
         for n, expect in list(enumerate(("A", "B"), 1))[:opts.boots]:

@@ -3,10 +3,11 @@
 # B) that an update (a RAUC bundle, scripts/image/bundle.sh) replaces one at a time, and the data
 # partition that no update touches.
 #
-#   scripts/image/build.sh [--arch amd64] [APPLIANCE_DIR]     (`make image`; default out/appliance)
+#   scripts/image/build.sh [--arch amd64|arm64] [APPLIANCE_DIR]   (`make image`; default out/appliance,
+#                                                                  out/appliance-arm64 for arm64)
 #
 # Layout (1 MiB aligned; sizes in MiB, IMAGE_* below):
-#   p1  ESP        vfat (FAT32), 64   \EFI\BOOT\BOOTX64.EFI (GRUB, modules built in, no module
+#   p1  ESP        vfat (FAT32), 64   \EFI\BOOT\BOOTX64.EFI or BOOTAA64.EFI (GRUB, modules built in, no module
 #                                     directory), \EFI\BOOT\grub.cfg (scripts/image/grub.cfg),
 #                                     \EFI\BOOT\grubenv (the slot choice: ORDER, A_OK, A_TRY, …)
 #   p2  rootfs-a   ext4, 128          slot A: vmlinuz, initramfs.cpio.zst (the appliance's),
@@ -16,8 +17,8 @@
 #   p4  inkdata    ext4 "inkdata", 128  /var/lib/inkkiosk (journal, outbox); last, so that a board
 #                                     can grow it to the end of its card
 #
-# Output (IMAGE_OUT, default out/image/ for amd64):
-#   inkkiosk-amd64.img   the disk image (sparse; dd it to the board's disk)
+# Output (IMAGE_OUT, default out/image/ for amd64, out/image-arm64/ for arm64):
+#   inkkiosk-ARCH.img    the disk image (sparse; dd it to the board's disk)
 #   slot.ext4            the slot file system alone (what scripts/image/bundle.sh puts in a bundle)
 #   grubenv              the environment block the image starts with
 #   layout.txt           the partition table (sfdisk --dump)
@@ -37,13 +38,16 @@
 #   IMAGE_KEYRING    the CA certificate whose bundles the device installs (default: the development
 #                    CA of scripts/image/dev-keys.sh; a vendor's image names its own)
 #   IMAGE_VERSION    the slot's version (default the project's, scripts/image/version.sh)
+#   IMAGE_SYSROOT    arm64: the arm64 root RAUC, D-Bus and GRUB come from (default out/arm64/root,
+#                    `make arm64`); GRUB's EFI program is made by that root's grub-mkimage (under
+#                    qemu-user), so that it matches its modules
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 ARCH=amd64
 case ${1:-} in
-    --arch) ARCH=${2:?--arch wants amd64}; shift 2 ;;
+    --arch) ARCH=${2:?--arch wants amd64 or arm64}; shift 2 ;;
     --arch=*) ARCH=${1#--arch=}; shift ;;
 esac
 log() { echo "image: $*" >&2; }
@@ -52,9 +56,12 @@ die() { log "error: $*"; exit 1; }
 case $ARCH in
     amd64) APPLIANCE=${1:-$ROOT/out/appliance}; OUT=${IMAGE_OUT:-$ROOT/out/image}
            GRUB_TARGET=x86_64-efi; EFI_NAME=BOOTX64.EFI; GRUB_PKG=grub-efi-amd64-bin ;;
-    arm64) die "arm64 is not done yet (AAVMF, grub-efi-arm64-bin, BOOTAA64.EFI): amd64 only" ;;
-    *) die "unsupported architecture $ARCH (amd64)" ;;
+    arm64) APPLIANCE=${1:-$ROOT/out/appliance-arm64}; OUT=${IMAGE_OUT:-$ROOT/out/image-arm64}
+           GRUB_TARGET=arm64-efi; EFI_NAME=BOOTAA64.EFI
+           export IMAGE_SYSROOT=$(realpath -m "${IMAGE_SYSROOT:-$ROOT/out/arm64/root}") ;;
+    *) die "unsupported architecture $ARCH (amd64 or arm64)" ;;
 esac
+export IMAGE_ARCH=$ARCH
 ESP_MB=${IMAGE_ESP_MB:-64}
 SLOT_MB=${IMAGE_SLOT_MB:-128}
 DATA_MB=${IMAGE_DATA_MB:-128}
@@ -71,8 +78,18 @@ need() {  # need PACKAGE FILE: installs PACKAGE when FILE is missing
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$1" >&2
     [[ -e $2 ]] || die "$1 is installed but $2 is still missing"
 }
-need "$GRUB_PKG" "/usr/lib/grub/$GRUB_TARGET/linux.mod"
-need grub-common /usr/bin/grub-mkimage
+if [[ $ARCH == amd64 ]]; then
+    need "$GRUB_PKG" "/usr/lib/grub/$GRUB_TARGET/linux.mod"
+    need grub-common /usr/bin/grub-mkimage
+    grub_mkimage() { grub-mkimage -d "/usr/lib/grub/$GRUB_TARGET" "$@"; }
+else
+    [[ -f $IMAGE_SYSROOT/usr/lib/grub/$GRUB_TARGET/linux.mod ]] ||
+        die "no GRUB for $GRUB_TARGET in the arm64 root $IMAGE_SYSROOT (make arm64; scripts/arm64/toolchain.sh installs grub-efi-arm64-bin there)"
+    need qemu-user-static /usr/bin/qemu-aarch64-static
+    # The root's own grub-mkimage: the host's (another GRUB release) may not read its modules.
+    grub_mkimage() { QEMU_LD_PREFIX=$IMAGE_SYSROOT qemu-aarch64-static "$IMAGE_SYSROOT/usr/bin/grub-mkimage" \
+                         -d "$IMAGE_SYSROOT/usr/lib/grub/$GRUB_TARGET" "$@"; }
+fi
 need grub-common /usr/bin/grub-editenv
 need mtools /usr/bin/mcopy
 need dosfstools /usr/sbin/mkfs.fat
@@ -131,7 +148,7 @@ e2fsck -fn "$OUT/slot.ext4" >/dev/null 2>&1 || die "e2fsck finds errors in the s
 # Only the modules grub.cfg uses, built into the EFI program: nothing else is read from the ESP
 # but grub.cfg and grubenv. The prefix is the ESP's \EFI\BOOT, on the disk GRUB was loaded from.
 MODULES=(part_gpt fat ext2 normal configfile linux loadenv test echo regexp sleep efi_gop)
-grub-mkimage -O "$GRUB_TARGET" -p /EFI/BOOT -o "$WORK/$EFI_NAME" "${MODULES[@]}"
+grub_mkimage -O "$GRUB_TARGET" -p /EFI/BOOT -o "$WORK/$EFI_NAME" "${MODULES[@]}"
 # The environment block the image starts with: both slots hold the same good appliance; A first.
 # (RAUC's grub backend keeps these: an install sets the new slot first in ORDER with X_OK=1
 # X_TRY=0; mark-good sets X_OK=1 X_TRY=0; mark-bad X_OK=0.)

@@ -2,7 +2,8 @@
 # Builds a signed RAUC update bundle of the appliance: the slot file system that
 # scripts/image/build.sh puts in slots A and B, for a device to install into its other slot.
 #
-#   scripts/image/bundle.sh [--arch amd64] [SLOT_IMAGE]     (`make bundle`; default out/image/slot.ext4)
+#   scripts/image/bundle.sh [--arch amd64|arm64] [SLOT_IMAGE]   (`make bundle`; default out/image/slot.ext4,
+#                                                               out/image-arm64/slot.ext4 for arm64)
 #
 # Output (BUNDLE_OUT, default out/bundle/):
 #   inkkiosk-VERSION-ARCH-BOARD.raucb   format=verity (the payload is checked block by block as it
@@ -31,13 +32,16 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 ARCH=amd64
 case ${1:-} in
-    --arch) ARCH=${2:?--arch wants amd64}; shift 2 ;;
+    --arch) ARCH=${2:?--arch wants amd64 or arm64}; shift 2 ;;
     --arch=*) ARCH=${1#--arch=}; shift ;;
 esac
 log() { echo "bundle: $*" >&2; }
 die() { log "error: $*"; exit 1; }
-[[ $ARCH == amd64 ]] || die "unsupported architecture $ARCH (amd64 only for now)"
-SLOT=${1:-$ROOT/out/image/slot.ext4}
+case $ARCH in
+    amd64) SLOT=${1:-$ROOT/out/image/slot.ext4} ;;
+    arm64) SLOT=${1:-$ROOT/out/image-arm64/slot.ext4} ;;
+    *) die "unsupported architecture $ARCH (amd64 or arm64)" ;;
+esac
 OUT=${BUNDLE_OUT:-$ROOT/out/bundle}
 BOARD=${IMAGE_BOARD:-qemu}
 COMPATIBLE=inkkiosk-$ARCH-$BOARD

@@ -221,7 +221,7 @@ def main():
         disk = os.path.join(rundir, "disk.img")
         subprocess.run(["cp", "--sparse=always", image, disk], check=True)
         captures = enrol(disk, rundir, token)
-        bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.TEST_CMDLINE} ik.update.confirm_after={CONFIRM_AFTER_S}")
+        bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.test_cmdline(opts)} ik.update.confirm_after={CONFIRM_AFTER_S}")
         net = f"guestfwd=tcp:{FLEET_ADDRESS}:443-cmd:{sys.executable} {os.path.join(HERE, 'tcp-relay.py')} {port}"
         if "," in net:
             note(f"error: {net!r} has a comma, which QEMU's option parser would split")

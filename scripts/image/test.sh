@@ -17,9 +17,35 @@
 # The last line is `image: N passed, N failed`.
 #
 #   scripts/image/test.sh [BINARY]      (default .build/release/inkkiosk)
+#   scripts/image/test.sh --arch arm64  the arm64 image (from out/appliance-arm64, which
+#                                       scripts/appliance/e2e-arm64.sh builds) under AAVMF:
+#                                       update-test.py --switch, the install and the switch to B;
+#                                       output in out/image-arm64/
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
+if [[ ${1:-} == --arch ]]; then
+    [[ ${2:-} == arm64 ]] || { echo "image: --arch wants arm64 (amd64 is the default)" >&2; exit 2; }
+    scripts/install-deps.sh --e2e || exit 1
+    mkdir -p out/image-arm64
+    [[ -s out/appliance-arm64/initramfs.cpio.zst ]] ||
+        { echo "image: out/appliance-arm64 is missing (scripts/appliance/e2e-arm64.sh builds it)"; exit 1; }
+    start=$SECONDS
+    scripts/image/build.sh --arch arm64 >out/image-arm64/build.log 2>&1 ||
+        { tail -20 out/image-arm64/build.log; echo "image-arm64: the disk image did not build"; exit 1; }
+    echo "image-arm64: built in $((SECONDS - start)) s: $(grep -E '^image: .*\.img:' out/image-arm64/build.log | sed 's/^image: //')"
+    t=$SECONDS
+    python3 scripts/image/update-test.py --arch arm64 --switch --quiet >out/image-arm64/update-test.log 2>&1
+    status=$?
+    awk 'found { print } /^$/ { found = 1 }' out/image-arm64/update-test.log | sed "s/^/  /"
+    if ((status == 0)); then
+        echo "image-arm64: ok   update-test --switch ($((SECONDS - t)) s; log out/image-arm64/update-test.log)"
+    else
+        echo "image-arm64: FAIL update-test --switch ($((SECONDS - t)) s; log out/image-arm64/update-test.log)"
+        grep -E 'FAIL|error|Error' out/image-arm64/update-test.log | tail -n 15 | sed 's/^/  /'
+    fi
+    exit "$status"
+fi
 BIN=${1:-.build/release/inkkiosk}
 [[ -x $BIN ]] || { echo "image: $BIN is missing; run 'make release' first" >&2; exit 1; }
 scripts/install-deps.sh --e2e || exit 1

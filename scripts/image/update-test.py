@@ -5,6 +5,7 @@ slot B with RAUC (the power cut the first time, while RAUC writes the slot), reb
 confirms itself, passes over the stick's bundle (it runs that version), and boots again.
 
     python3 scripts/image/update-test.py [--image out/image/inkkiosk-amd64.img] [--timeout 180]
+    python3 scripts/image/update-test.py --arch arm64 --switch     (AAVMF: install and switch only)
 
 Needs `make image` (and its development keys, out/keys/development). What the test adds, and
 only in its own copies: a test archive (/ik-test/hook, run by the appliance's ik.appliance.test=1
@@ -35,6 +36,8 @@ Boot 2: GRUB must take B, whose command line says ik.version=<v2>; the kiosk's f
 image confirms B (B_TRY=0 afterwards; ik-updates: slot B: boot confirmed); the watcher passes
 over update.raucb (ik-stick: update.raucb: version <v2> runs already).
 Boot 3: B again (confirmed, so not skipped).
+--switch: boots 1 and 2 only, with the v2 alone on the stick (no refusals, no power cut, no third
+boot): the install and the switch to B, for an architecture whose emulation is slow (arm64).
 Prints: bundle size, the install's time on the guest's clock, the refusals, each boot's figures.
 Exit status 0 pass, 1 fail, 2 setup error.
 """
@@ -172,7 +175,9 @@ def main():
     ap = bt.arguments("Install a v2 bundle from a stick into slot B and boot it.", "update-test")
     ap.add_argument("--install-timeout", type=float, default=600, help="seconds after the first frame for the stick watcher's work (default 600)")
     ap.add_argument("--no-powercut", action="store_true", help="no power cut during the first install")
+    ap.add_argument("--switch", action="store_true", help="the install and the switch to B only: no refusals, no power cut, no third boot")
     opts = ap.parse_args()
+    arch = ["--arch", opts.arch]
 
     found = bt.image_and_slot(opts, "image-update-test")
     if found is None:
@@ -192,31 +197,41 @@ def main():
         t = time.monotonic()
         v2_built = v2_slot(slot, rundir)
         v2 = slot_version(v2_built)
-        v2_test_slot = test_slot(v2_built, HOOK_CONFIRM, os.path.join(rundir, "v2-test.ext4"), rundir)
+        # --switch: no test archive in either slot (nothing waits on the hook's line). On arm64 a third
+        # initrd, whatever its content, makes Debian 13's kernel oops in early_security_init when GRUB
+        # 2.12 loads it under AAVMF (and 400 bytes more in the second keep it from starting at all):
+        # seen in the VM, not understood; the image's own two initrds boot.
+        hook = None if opts.switch else HOOK_CONFIRM
+        v2_test_slot = test_slot(v2_built, hook, os.path.join(rundir, "v2-test.ext4"), rundir) if hook else v2_built
         env = dict(os.environ, BUNDLE_OUT=os.path.join(rundir, "bundle"))
-        bundle = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_test_slot], env=env, check=True,
+        bundle = subprocess.run([os.path.join(HERE, "bundle.sh"), *arch, v2_test_slot], env=env, check=True,
                                 capture_output=True, text=True).stdout.strip().splitlines()[-1]
         shutil.copy(os.path.join(rundir, "bundle", "info.txt"), os.path.join(boot_dir, "bundle-info.txt"))
         bundle_bytes = os.path.getsize(bundle)
         note(f"v2 ({v2}) slot and bundle made in {time.monotonic() - t:.1f} s: {os.path.basename(bundle)}, {bundle_bytes} bytes")
 
-        # The bundles to refuse: another CA's key, another board, truncated, altered.
+        # The bundles to refuse: another CA's key, another board, truncated, altered, a downgrade.
         bad = {}
+        refused = {} if opts.switch else REFUSED
         keys = subprocess.run([os.path.join(HERE, "dev-keys.sh")], env=dict(os.environ, INKKIOSK_KEYS=os.path.join(rundir, "other-keys")),
                               check=True, capture_output=True, text=True).stdout.strip()
         for name, extra in (("other-key", {"BUNDLE_CERT": f"{keys}/signing.cert.pem", "BUNDLE_KEY": f"{keys}/signing.key.pem",
                                            "BUNDLE_KEYRING": f"{keys}/ca.cert.pem"}),
                             ("other-board", {"IMAGE_BOARD": "otherboard"}),
                             ("downgrade", {"BUNDLE_VERSION": "0.0.1"})):
-            made = subprocess.run([os.path.join(HERE, "bundle.sh"), v2_test_slot], check=True, capture_output=True, text=True,
+            if name not in refused:
+                continue
+            made = subprocess.run([os.path.join(HERE, "bundle.sh"), *arch, v2_test_slot], check=True, capture_output=True, text=True,
                                   env=dict(os.environ, BUNDLE_OUT=os.path.join(rundir, name), **extra)).stdout.strip().splitlines()[-1]
             bad[name] = made
         data = open(bundle, "rb").read()
-        bad["truncated"] = os.path.join(rundir, "truncated.raucb")
-        open(bad["truncated"], "wb").write(data[:-4096])
-        bad["altered"] = os.path.join(rundir, "altered.raucb")
-        at = 8 * 2**20   # inside the squashfs payload (the signature is at the end)
-        open(bad["altered"], "wb").write(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
+        if "truncated" in refused:
+            bad["truncated"] = os.path.join(rundir, "truncated.raucb")
+            open(bad["truncated"], "wb").write(data[:-4096])
+        if "altered" in refused:
+            bad["altered"] = os.path.join(rundir, "altered.raucb")
+            at = 8 * 2**20   # inside the squashfs payload (the signature is at the end)
+            open(bad["altered"], "wb").write(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
 
         stick = os.path.join(rundir, "stick.img")
         with open(stick, "wb") as f:
@@ -230,10 +245,11 @@ def main():
                "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on")
         disk = os.path.join(rundir, "disk.img")
         subprocess.run(["cp", "--sparse=always", image, disk], check=True)
-        put_partition(disk, 2, test_slot(slot, HOOK_CONFIRM, os.path.join(rundir, "a-test.ext4"), rundir))
-        bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.TEST_CMDLINE} ik.update.confirm_after={CONFIRM_AFTER_S}")
+        if hook:
+            put_partition(disk, 2, test_slot(slot, hook, os.path.join(rundir, "a-test.ext4"), rundir))
+        bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.test_cmdline(opts)} ik.update.confirm_after={CONFIRM_AFTER_S}")
 
-        if not opts.no_powercut:
+        if not (opts.no_powercut or opts.switch):
             # Boot 0: A, confirm it, install v2 into B: the power is cut while RAUC writes B.
             fig, probs = bt.boot(0, disk, "A", opts, rundir, boot_dir, until_timeout=opts.install_timeout, qemu_args=usb,
                                  expect_version=version, kill_on=r"^ik-stick: \s*\d+% Copying image to rootfs\.1$",
@@ -262,7 +278,7 @@ def main():
                     probs.append(f"the watcher installed version {m.group(1)}, not {v2}")
             if not re.search(r"ik-update: rebooting \(sync done, the kiosk idle\)", log):
                 probs.append("no reboot through ik-update after the install")
-            for name in REFUSED:
+            for name in refused:
                 m = re.search(r"ik-stick: refused " + re.escape(name) + r"\.raucb: (.*)", log)
                 refusals[name] = m.group(1).strip() if m else None
                 if re.search(r"ik-stick: installed " + re.escape(name) + r"\.raucb", log):
@@ -272,11 +288,13 @@ def main():
                 elif REFUSED[name] not in m.group(1):
                     probs.append(f"the {name} bundle was refused, but not for the expected reason ({REFUSED[name]!r}): {m.group(1)}")
             m = re.search(r"update-agent: (refused: 0\.0\.1 is older than the running \S+ .*)", log)
-            if m is None:
+            if "downgrade" not in refused:
+                pass
+            elif m is None:
                 probs.append("the pre-install handler did not say why it refused the downgrade (update-agent: refused: 0.0.1 is older …)")
             else:
                 refusals["downgrade"] = f"{refusals['downgrade']} ({m.group(1).strip()})"
-            if not re.search(r"device-mapper: verity: .* data block \d+ is corrupted", log):
+            if "altered" in refused and not re.search(r"device-mapper: verity: .* data block \d+ is corrupted", log):
                 probs.append("the kernel did not report the altered block (device-mapper: verity: … is corrupted)")
             if env1.get("ORDER", "").split()[:1] != ["B"] or env1.get("B_OK") != "1" or env1.get("B_TRY") != "0":
                 probs.append(f"after the install the environment block is not ORDER=\"B …\" B_OK=1 B_TRY=0: {env1}")
@@ -291,13 +309,13 @@ def main():
                 probs.append("B's boot was not confirmed (no ik-updates: slot B: boot confirmed)")
             if re.search(r"ik-stick: installed ", log):
                 probs.append("the watcher installed a bundle again from B")
-            if not re.search(r"ik-stick: refused downgrade\.raucb: Pre-install handler error", log):
+            if "downgrade" in refused and not re.search(r"ik-stick: refused downgrade\.raucb: Pre-install handler error", log):
                 probs.append("B did not refuse the downgrade (0.0.1 under 1.0.0+v2)")
             results.append(fig)
             if fig["grubenv_after"].get("B_TRY") != "0" or fig["grubenv_after"].get("B_OK") != "1":
                 probs.append(f"B is not confirmed (B_OK=1 B_TRY=0): {fig['grubenv_after']}")
             problems += [f"boot 2: {p}" for p in probs]
-        if not problems:
+        if not problems and not opts.switch:
             # Boot 3: B again.
             fig, probs = bt.boot(3, disk, "B", opts, rundir, boot_dir, qemu_args=usb, expect_version=v2)
             results.append(fig)

@@ -22,6 +22,10 @@
 # the libraries it needs into this archive (only `inkkiosk update-agent` loads it). The device's
 # identity is never in the image: it is written to the data partition at enrolment.
 #
+# IMAGE_ARCH: amd64 (default: programs and libraries from this machine) or arm64 (from the arm64
+# root IMAGE_SYSROOT, default out/arm64/root, found with scripts/appliance/rootelf.py: never the
+# host's; the modules from the arm64 kernel's cache).
+#
 # APPLIANCE_DIR: out/appliance (its manifest.txt says what is there already: nothing is shipped
 # twice; its initramfs gives the module index that depmod extends). KEYRING: a CA certificate
 # (PEM), the only one whose bundles the device installs. COMPATIBLE: RAUC's compatible, e.g.
@@ -42,9 +46,19 @@ need() {  # need PACKAGE FILE
     log "installing $1"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$1" >&2
 }
-need rauc /usr/bin/rauc
-need dbus-daemon /usr/bin/dbus-daemon
-need grub-common /usr/bin/grub-editenv
+ARCH=${IMAGE_ARCH:-amd64}
+ROOTELF=$HERE/../appliance/rootelf.py
+case $ARCH in
+    amd64) SYSROOT="" TRIPLET=x86_64-linux-gnu STRIP=strip KERNEL_CACHE=$CACHE/kernel
+           need rauc /usr/bin/rauc
+           need dbus-daemon /usr/bin/dbus-daemon
+           need grub-common /usr/bin/grub-editenv ;;
+    arm64) SYSROOT=$(realpath -m "${IMAGE_SYSROOT:-$HERE/../../out/arm64/root}")
+           TRIPLET=aarch64-linux-gnu STRIP=aarch64-linux-gnu-strip KERNEL_CACHE=$CACHE/kernel-arm64
+           [[ -x $SYSROOT/usr/bin/rauc ]] || die "no rauc in the arm64 root $SYSROOT (scripts/arm64/toolchain.sh puts it there)"
+           need binutils-aarch64-linux-gnu /usr/bin/$STRIP ;;
+    *) die "unsupported architecture $ARCH (amd64 or arm64)" ;;
+esac
 need kmod /usr/sbin/depmod
 openssl x509 -in "$KEYRING" -noout 2>/dev/null || die "$KEYRING is not a PEM certificate"
 
@@ -52,8 +66,9 @@ MANIFEST=$APPLIANCE/manifest.txt
 [[ -s $MANIFEST ]] || die "$MANIFEST is missing (make appliance)"
 KVER=$(awk -F'\t' '$2 ~ /^usr\/lib\/modules\/[^/]+\/modules.dep$/ {split($2, p, "/"); print p[4]}' "$MANIFEST")
 [[ -n $KVER ]] || die "no kernel modules in $MANIFEST"
-KMOD=$CACHE/kernel/lib/modules/$KVER
-[[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KMOD (scripts/vm/fetch-kernel.sh)"
+KMOD=$KERNEL_CACHE/lib/modules/$KVER
+[[ -d $KMOD/kernel ]] || KMOD=$KERNEL_CACHE/usr/lib/modules/$KVER
+[[ -d $KMOD/kernel ]] || die "no modules for $KVER in $KERNEL_CACHE (scripts/vm/fetch-kernel.sh --arch $ARCH)"
 declare -A IN_APPLIANCE=()
 while IFS=$'\t' read -r _ path; do IN_APPLIANCE[/$path]=1; done <"$MANIFEST"
 
@@ -71,11 +86,19 @@ put() {  # put HOST_PATH [IMAGE_PATH]: unless the appliance has it already
     mkdir -p "$S$(dirname "$dst")"
     cp -L --preserve=mode "$src" "$S$dst"
 }
-put_with_libs() {  # put_with_libs HOST_PATH [IMAGE_PATH]
-    local lib
-    put "$@"
-    while read -r lib; do put "$lib"; done < <(ldd "$1" | awk '/=>/ && $3 ~ /^\// {print $3}')
-    ! ldd "$1" | grep -q "not found" || die "$1: $(ldd "$1" | grep "not found" | head -n1)"
+put_with_libs() {  # put_with_libs PATH [IMAGE_PATH]: PATH as the system sees it (the arm64 root's for arm64)
+    local file libs image host
+    if [[ -z $SYSROOT ]]; then
+        put "$@"
+        while read -r host; do put "$host"; done < <(ldd "$1" | awk '/=>/ && $3 ~ /^\// {print $3}')
+        ! ldd "$1" | grep -q "not found" || die "$1: $(ldd "$1" | grep "not found" | head -n1)"
+        return 0
+    fi
+    # ldd cannot run another architecture's loader: rootelf.py reads what it would load, in the root.
+    file=$(python3 "$ROOTELF" --resolve "$SYSROOT" "$1") || die "$1 is not in the arm64 root $SYSROOT"
+    put "$file" "${2:-$1}"
+    libs=$(python3 "$ROOTELF" "$SYSROOT" "$file") || die "a library of $1 is missing from the arm64 root (above)"
+    while IFS=$'\t' read -r image host; do put "$host" "$image"; done <<<"$libs"
 }
 
 # --- programs -------------------------------------------------------------------------------------
@@ -92,7 +115,7 @@ for applet in umount sync readlink renice reboot ip udhcpc mv; do
     [[ -n ${IN_APPLIANCE[/usr/bin/$applet]:-} ]] || ln -s busybox "$S/usr/bin/$applet"
 done
 find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*' \) -exec sh -c \
-    'for f; do if head -c4 "$f" | grep -q ELF; then strip --strip-unneeded "$f"; fi; done' _ {} +
+    'for f; do if head -c4 "$f" | grep -q ELF; then "$0" --strip-unneeded "$f"; fi; done' "$STRIP" {} +
 
 # The fleet's agent: libcurl (OpenSSL's flavour) and what it links, for `inkkiosk update-agent`;
 # the kiosk's own process never maps it.
@@ -103,8 +126,8 @@ if [[ -n $FLEET_SERVER ]]; then
     [[ $FLEET_SERVER =~ ^https://[^[:space:]\"\'?#]+$ ]] || die "IMAGE_FLEET_SERVER=$FLEET_SERVER is not an https URL without a query"
     [[ $FLEET_TENANT =~ ^[A-Za-z0-9._:-]{1,256}$ ]] || die "IMAGE_FLEET_TENANT=$FLEET_TENANT: letters, digits and . _ - : only"
     [[ -z $FLEET_CA ]] || openssl x509 -in "$FLEET_CA" -noout 2>/dev/null || die "IMAGE_FLEET_CA=$FLEET_CA is not a PEM certificate"
-    curl_lib=/usr/lib/$(uname -m)-linux-gnu/libcurl.so.4
-    need libcurl4 "$curl_lib"
+    curl_lib=/usr/lib/$TRIPLET/libcurl.so.4
+    [[ -n $SYSROOT ]] || need libcurl4 "$curl_lib"
     put_with_libs "$curl_lib"
 fi
 # --- kernel modules: the bundle's loop device, squashfs and dm-verity; vfat for the ESP -----------
@@ -145,7 +168,7 @@ add_module() {
         *.zst) zstd -qdc "$src" >"$M/$rel" ;;
         *) cp "$src" "$M/$rel" ;;
     esac
-    strip --strip-debug "$M/$rel"
+    "$STRIP" --strip-debug "$M/$rel"
     echo "$rel" >>"$M/modules.order"
     ADDED+=("$rel")
 }

@@ -43,11 +43,15 @@ def note(msg):
 
 def main():
     ap = bt.arguments("A hung kiosk: the watchdog resets the machine, GRUB falls back to B.", "watchdog-test")
-    opts = ap.parse_args()
+    opts = bt.settle(ap.parse_args())
 
     image = os.path.realpath(opts.image)
     if not os.path.isfile(image):
         note(f"error: {image} is missing; build it with `make image`")
+        return 2
+    problem = bt.missing_tools(opts)
+    if problem:
+        note(f"error: {problem}")
         return 2
     boot_dir = os.path.realpath(opts.boot_dir or os.path.join(os.path.dirname(image), "watchdog-test"))
     shutil.rmtree(boot_dir, ignore_errors=True)
@@ -59,7 +63,7 @@ def main():
     try:
         disk = os.path.join(rundir, "disk.img")
         subprocess.run(["cp", "--sparse=always", image, disk], check=True)
-        bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.TEST_CMDLINE} ik.update.confirm_after=2 ik.test.hang=first-frame")
+        bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.test_cmdline(opts)} ik.update.confirm_after=2 ik.test.hang=first-frame")
         # The watchdog's timeout is the image's ([update] watchdog_timeout, at most 600): 60 s more for TCG.
         fig, probs = bt.boot(1, disk, "A", opts, rundir, boot_dir, until=HANG_RE, until_timeout=660, expect_exit=True)
         results.append(fig)
@@ -85,7 +89,7 @@ def main():
         problems += [f"boot 1 (hang): {p}" for p in probs]
 
         if not problems:
-            bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.TEST_CMDLINE} ik.update.confirm_after=2")
+            bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.test_cmdline(opts)} ik.update.confirm_after=2")
             fig, probs = bt.boot(2, disk, "B", opts, rundir, boot_dir, until=r"ik-updates: slot B: boot confirmed",
                                  until_timeout=120)
             results.append(fig)

@@ -118,8 +118,10 @@ class Device:
             return None
         return self.ui.device.path
 
-    def wait_for_udev(self, timeout=10.0):
-        """Waits until udev has processed the device (its database entry has ID_INPUT=1)."""
+    def wait_for_udev(self, timeout=60.0):
+        """Waits until udev has processed the device (its database entry has ID_INPUT=1).
+        The bound is for a udev that never does; an emulated guest on a loaded host has been
+        seen to take over 10 s for one device (udev itself took 37 s to settle at boot)."""
         end = time.monotonic() + timeout
         path = self.devnode
         while path is None and time.monotonic() < end:
