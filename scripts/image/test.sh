@@ -24,27 +24,34 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
+passed=0 failed=0
+TAG=image
+# verdict NAME LOG STATUS SECONDS: the proof's figures (from its empty line before them on) and its verdict
+verdict() {
+    local name=$1 log=$2 status=$3 took=$4
+    awk 'found { print } /^$/ { found = 1 }' "$log" | sed "s/^/  /"
+    if ((status == 0)); then
+        passed=$((passed + 1)); echo "$TAG: ok   $name ($took s; log $log)"
+    else
+        failed=$((failed + 1)); echo "$TAG: FAIL $name ($took s; log $log)"
+        grep -E 'FAIL|error|Error' "$log" | tail -n 15 | sed 's/^/  /'
+    fi
+}
 if [[ ${1:-} == --arch ]]; then
     [[ ${2:-} == arm64 ]] || { echo "image: --arch wants arm64 (amd64 is the default)" >&2; exit 2; }
     scripts/install-deps.sh --e2e || exit 1
     mkdir -p out/image-arm64
     [[ -s out/appliance-arm64/initramfs.cpio.zst ]] ||
-        { echo "image: out/appliance-arm64 is missing (scripts/appliance/e2e-arm64.sh builds it)"; exit 1; }
+        { echo "image-arm64: out/appliance-arm64 is missing (scripts/appliance/e2e-arm64.sh builds it)"; exit 1; }
     start=$SECONDS
     scripts/image/build.sh --arch arm64 >out/image-arm64/build.log 2>&1 ||
         { tail -20 out/image-arm64/build.log; echo "image-arm64: the disk image did not build"; exit 1; }
     echo "image-arm64: built in $((SECONDS - start)) s: $(grep -E '^image: .*\.img:' out/image-arm64/build.log | sed 's/^image: //')"
-    t=$SECONDS
+    TAG=image-arm64 t=$SECONDS
     python3 scripts/image/update-test.py --arch arm64 --switch --quiet >out/image-arm64/update-test.log 2>&1
-    status=$?
-    awk 'found { print } /^$/ { found = 1 }' out/image-arm64/update-test.log | sed "s/^/  /"
-    if ((status == 0)); then
-        echo "image-arm64: ok   update-test --switch ($((SECONDS - t)) s; log out/image-arm64/update-test.log)"
-    else
-        echo "image-arm64: FAIL update-test --switch ($((SECONDS - t)) s; log out/image-arm64/update-test.log)"
-        grep -E 'FAIL|error|Error' out/image-arm64/update-test.log | tail -n 15 | sed 's/^/  /'
-    fi
-    exit "$status"
+    verdict "update-test --switch" out/image-arm64/update-test.log $? $((SECONDS - t))
+    echo "image-arm64: $passed passed, $failed failed"
+    ((failed == 0)); exit
 fi
 BIN=${1:-.build/release/inkkiosk}
 [[ -x $BIN ]] || { echo "image: $BIN is missing; run 'make release' first" >&2; exit 1; }
@@ -62,18 +69,6 @@ IMAGE_FLEET_SERVER=https://10.0.2.100 IMAGE_FLEET_CA=$fleet_ca scripts/image/bui
     { tail -20 out/image/build.log; echo "image: the disk image did not build"; exit 1; }
 echo "image: built in $((SECONDS - start)) s: $(grep -E '^image: .*\.img:' out/image/build.log | sed 's/^image: //')"
 
-passed=0 failed=0
-# verdict NAME LOG STATUS SECONDS: the proof's figures (from its empty line before them on) and its verdict
-verdict() {
-    local name=$1 log=$2 status=$3 took=$4
-    awk 'found { print } /^$/ { found = 1 }' "$log" | sed "s/^/  /"
-    if ((status == 0)); then
-        passed=$((passed + 1)); echo "image: ok   $name ($took s; log $log)"
-    else
-        failed=$((failed + 1)); echo "image: FAIL $name ($took s; log $log)"
-        grep -E 'FAIL|error|Error' "$log" | tail -n 15 | sed 's/^/  /'
-    fi
-}
 started=$SECONDS
 python3 scripts/image/update-test.py --quiet >out/image/update-test.log 2>&1 &
 update_pid=$!
