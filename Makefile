@@ -46,16 +46,8 @@ demo: release ## The kiosk on a real kernel in QEMU (screendumps in out/demo/vm/
 	@echo "demo output in $(DEMO_DIR)/ (the VM's screen: $(DEMO_DIR)/vm/; the signature it captured, encrypted, then decrypted with the session's key: $(DEMO_DIR)/vm/signature/)"
 
 # Each part's time goes to out/test/times.txt (scripts/timed.sh).
-test: deps arm64-toolchain-early release ## Every test: swift test (with every fuzz target's seeds); the arm64 build, replays and unit tests; the packages; the VM proofs (x86, the disk image and its updates, arm64 and its disk image)
-	@mkdir -p out/test && : >out/test/times.txt
-	scripts/timed.sh "swift test (x86; every fuzz seed too)" $(SWIFT) test
-	scripts/timed.sh "arm64: cross build, replays, unit tests" scripts/arm64/test.sh $(RELEASE_BIN)
-	scripts/timed.sh "Debian packages" scripts/deb/test.sh $(RELEASE_BIN) $(ARM64_BIN)
-	scripts/timed.sh "VM proof (x86, bochs) and x86 appliance" scripts/e2e.sh $(RELEASE_BIN)
-	scripts/timed.sh "VM proof (x86 disk image: UEFI boot and fallback, watchdog, updates)" scripts/image/test.sh $(RELEASE_BIN)
-	scripts/timed.sh "VM proof (arm64 appliance, virtio-gpu)" scripts/appliance/e2e-arm64.sh $(ARM64_BIN) out/test/arm64-vm
-	scripts/timed.sh "VM proof (arm64 disk image: AAVMF, an update installed and switched to)" scripts/image/test.sh --arch arm64
-	@cat out/test/times.txt
+test: deps arm64-toolchain-early release ## Every test: swift test (with every fuzz target's seeds); the arm64 build, replays and unit tests; the packages; the VM proofs (x86, the disk image and its updates, arm64 and its disk image), in two lanes at once (scripts/test.sh)
+	scripts/test.sh $(RELEASE_BIN) $(ARM64_BIN)
 
 # The arm64 toolchain (made once, cached) is mostly downloads (its arm64 root is unpacked, its packages'
 # scripts not run under qemu-user: scripts/arm64/root-setup.sh):
