@@ -113,13 +113,13 @@ let package = Package(
         // settings hold (a sealing key, a device signer, the API's and the palette's); a box below it
         // owns its settings' struct (`APISettings`), the screens' are here (`ScreenSettings` composes them).
         .target(name: "InkConfig", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning", "InkUpdateAgent",
-                                                 .product(name: "TOMLKit", package: "TOMLKit")]),
+                                                 "InkClassroom", "InkHTTPClient", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd; it wires
         // the boxes together (a capture's pictures drawn by InkRender for InkStorage, the device signer
         // for a document's signature) and may import every module; only the command line imports it.
         .target(name: "InkKiosk", dependencies: ["InkLog", logging, "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline",
                                                 "InkLoop", "InkAPI", "InkConfig", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkDocumentSigning",
-                                                "CLinux"]),
+                                                "InkClassroom", "CQREncode", "CLinux"]),
         // What both executables' command lines share: a recording's arguments, --size, error exits, the release's version.
         .target(name: "InkCommandLine", dependencies: ["InkCore", logging, .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The shipped command line (run, record, replay, devices, check-config, config, keygen, decrypt), and
@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(name: "inkkiosk", dependencies: [
             "InkLog", logging,
             "InkCore", "InkRender", "InkInput", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine", "InkUpdateAgent",
+            "InkWorksheet", "InkPDFHelper", "InkDocumentSigning", "InkCommandLine", "InkUpdateAgent", "InkClassroom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An HTTP(S) client on libcurl (the only module that uses it): requests with JSON, downloads to a
@@ -140,6 +140,14 @@ let package = Package(
         // the pending record) are pure logic. Knows no screen and no kiosk.
         .target(name: "InkUpdateAgent", dependencies: [logging, "InkCore", "InkHTTPClient",
                                                       .product(name: "Crypto", package: "swift-crypto")]),
+        // The classroom's link to the school's cloud (`inkkiosk cloud-agent`, a process of its own):
+        // WebDAV over InkHTTPClient (PROPFIND read with Expat), Nextcloud's Login Flow v2 and remote
+        // wipe, the hand-out and return folders kept on the tablet, the durable outbox of hand-ins
+        // (InkStorage's synced files) sent exactly once. Knows no screen: the kiosk reads its files.
+        .target(name: "InkClassroom", dependencies: [logging, "InkCore", "InkHTTPClient", "InkStorage", "CExpat",
+                                                    .product(name: "Crypto", package: "swift-crypto")]),
+        .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
         .target(name: "InkAPIClient", dependencies: ["InkCore", "InkAPI", "InkLoop"]),
         // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk; not shipped.
@@ -175,6 +183,7 @@ let package = Package(
                                                              "InkTestSupport", "InkWorksheetTestSupport"]),
         .testTarget(name: "InkLoopTests", dependencies: ["InkCore", "InkLoop"]),
         .testTarget(name: "InkHTTPClientTests", dependencies: ["InkHTTPClient", "InkTestSupport"]),
+        .testTarget(name: "InkClassroomTests", dependencies: ["InkCore", "InkClassroom", "InkHTTPClient", "InkStorage"]),
         .testTarget(name: "InkUpdateAgentTests", dependencies: ["InkCore", "InkUpdateAgent", "InkHTTPClient"]),
         .testTarget(name: "InkPipelineTests", dependencies: ["InkCore", "InkRender", "InkDisplay", "InkPipeline", "InkTestSupport"]),
         // The app's tests: its screens and the kiosk, and whatever needs them (a recording replayed with
@@ -191,7 +200,7 @@ let package = Package(
         .testTarget(name: "InkKioskTests", dependencies: [logging, "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline",
                                                          "InkLoop", "InkAPI", "InkConfig", "InkKiosk", "InkWorksheet", "InkPDFHelper",
                                                          "InkDocument", "InkDocumentSigning", "CCairo", "CZlib",
-                                                         "InkTestSupport", "InkWorksheetTestSupport"]),
+                                                         "InkTestSupport", "InkWorksheetTestSupport", "InkClassroom"]),
     ]
 )
 

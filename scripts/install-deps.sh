@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs what inkkiosk needs to build, test and export on Debian 12 (qpdf judges the signed
 # PDFs in the tests, pdfsig and pyHanko their PAdES signatures; libssl-dev is what the signature's
-# CMS links, libcurl4-openssl-dev the update agent's HTTP client); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
+# CMS links, libcurl4-openssl-dev the agents' HTTP client, libexpat1-dev the WebDAV answers' parser, libqrencode-dev the enrolment's QR code, zbarimg reads it back in the tests); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
 # libinput's tools, Pillow for the checks, dosfstools and mtools for the USB stick's FAT image,
 # the UEFI firmware the disk images boot under: ovmf on x86, qemu-efi-aarch64's AAVMF on arm64).
 # Idempotent: prints nothing and touches nothing when everything is already there.
 set -euo pipefail
 
 PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev libssl-dev zlib1g-dev libseccomp-dev libcurl4-openssl-dev
-          librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 python3-venv qpdf)
+          libexpat1-dev libqrencode-dev zbar-tools librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 python3-venv qpdf)
 if [[ ${1:-} == --e2e ]]; then
     PACKAGES+=(qemu-system-x86 busybox-static udev kmod cpio e2fsprogs libinput-tools
                python3-evdev python3-libevdev python3-yaml python3-pil dosfstools mtools ovmf qemu-efi-aarch64)
@@ -50,6 +50,12 @@ if ! "$PYHANKO_VENV/bin/python" -c 'import pyhanko.sign.validation, pyhanko_cert
         rm -rf "$PYHANKO_VENV"
         echo "install-deps: warning: pyHanko could not be installed (no network?): the PAdES tests will fail until it is" >&2
     fi
+fi
+
+# WsgiDAV and cheroot (PyPI), the school's cloud in the classroom tests (scripts/classroom/school-cloud.py,
+# which makes the venv itself when it is missing; made here so that parallel tests never race to make it).
+if ! python3 "$(dirname "$0")/classroom/school-cloud.py" venv >/dev/null; then
+    echo "install-deps: warning: WsgiDAV could not be installed (no network?): the classroom tests will fail until it is" >&2
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

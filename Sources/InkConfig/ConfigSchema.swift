@@ -1,4 +1,6 @@
 import InkAPI
+import InkClassroom
+import InkHTTPClient
 import InkCore
 import InkDocument
 import Logging
@@ -14,7 +16,7 @@ public enum ConfigSchema {
     /// In the order the shipped config/inkkiosk.toml has them.
     public static var sections: [ConfigSection] {
         [root, display, input, device, tools] + ToolKind.allCases.map(tool)
-            + [buttons, hover, prediction, storage, limits, pdfHelper, log, lockdown, ui, uiText, signature, classroom, api, update]
+            + [buttons, hover, prediction, storage, limits, pdfHelper, log, lockdown, ui, uiText, signature, classroom, api, update, cloud]
     }
 
     private static let ink = InteractionSettings(screen: PixelSize(width: 1, height: 1))
@@ -37,6 +39,7 @@ public enum ConfigSchema {
         .table("pdf_helper", "Who the PDF helper runs as."),
         .table("log", "What the kiosk writes to stderr (the journal under systemd)."),
         .table("update", "What the disk image's update engine needs of the kiosk, and the fleet's update agent."),
+        .table("cloud", "The classroom's link to the school's cloud (hand-out, hand-in, returned work)."),
     ])
 
     static let display = ConfigSection("display", "The screen the kiosk takes (DRM/KMS). Command-line flags override these.", [

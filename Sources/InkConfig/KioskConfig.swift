@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import InkCore
 import InkAPI
+import InkClassroom
 import InkDocument
 import InkDocumentSigning
 import InkStorage
@@ -143,6 +144,7 @@ public struct KioskConfig: Sendable {
         }
         if let t = r.table("lockdown", in: root, at: "") { c.lockdown = LockdownConfig(t, &r) }
         if let t = r.table("update", in: root, at: "") { c.update = UpdateSettings(t, &r) }
+        if let t = r.table("cloud", in: root, at: "") { c.screen.cloud = CloudSettings(t, &r) }
         if c.screen.mode == .signature && !c.screen.capture.signatureStorageChosen && root["signature"]?.table?["encrypt_to"] == nil {
             // (A key written but unreadable has its own problem already.)
             r.problem(root["signature"] == nil ? "mode" : "signature", Self.unsealedSignatures)

@@ -1,4 +1,5 @@
 import InkAPI
+import InkClassroom
 import InkCore
 import InkDocument
 import InkDocumentSigning
@@ -16,6 +17,8 @@ public struct ScreenSettings: Sendable, Equatable {
     public var worksheets = WorksheetSettings()
     public var pdfHelper = PDFHelperSettings()
     public var api = APISettings()
+    /// `[cloud]`: the school's cloud (the classroom's Hand in, the agent's folders); off unless set.
+    public var cloud = CloudSettings()
 
     /// Where the API's bearer token is read (or made): `token_file`, else `api.token` in the
     /// kiosk's state directory (`/var/lib/inkkiosk/api.token`).

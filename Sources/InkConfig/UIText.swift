@@ -46,6 +46,19 @@ public struct UIText: Sendable, Equatable {
     public var worksheetStuck = "Page %@ took too long to draw and is left blank. Drawing goes on."
     /// "%@" is the reason; the notebook shown stays.
     public var worksheetNotOpened = "The pages could not be saved (%@), so the worksheet was not opened."
+    // Classroom: the school's cloud
+    public var handIn = "Hand in"
+    public var handingIn = "Handing in…"
+    /// "%@" is why it has not gone yet.
+    public var handInWaiting = "Handed in, waiting to be sent: %@"
+    public var handInQueued = "Handed in, being sent…"
+    public var handInSent = "Handed in and sent to the teacher"
+    /// "%@" is the reason.
+    public var handInFailed = "The hand-in was not accepted: %@"
+    /// "%@" is the reason.
+    public var handInRefused = "Not handed in: %@"
+    public var handInClosed = "Hand-in is closed"
+    public var enrolPrompt = "Teacher: scan to connect this tablet"
     // Signature: documents
     /// Over a document's page while it is read.
     public var reviewDocument = "Please read the document, then tap Sign"
@@ -96,6 +109,15 @@ public struct UIText: Sendable, Equatable {
          ("worksheet_not_opened", \.worksheetNotOpened, "The notebook shown could not be saved first; %@ is the reason."),
          ("worksheet_not_copied", \.worksheetNotCopied, "A worksheet open from the USB stick, not copied; %@ is its name."),
          ("worksheet_stuck", \.worksheetStuck, "The PDF helper took too long on a page; %@ is the page's number."),
+         ("hand_in", \.handIn, "Classroom with [cloud]: the button that hands the notebook in."),
+         ("handing_in", \.handingIn, "While a hand-in is saved and put in the outbox."),
+         ("hand_in_queued", \.handInQueued, "A hand-in in the outbox, not tried yet."),
+         ("hand_in_waiting", \.handInWaiting, "A hand-in waiting in the outbox; %@ is why it has not gone yet."),
+         ("hand_in_sent", \.handInSent, "The school's server has the hand-in."),
+         ("hand_in_failed", \.handInFailed, "The server did not take the hand-in (a conflict, a refusal); %@ is why."),
+         ("hand_in_refused", \.handInRefused, "The tablet could not put the hand-in in its outbox; %@ is why."),
+         ("hand_in_closed", \.handInClosed, "After the hand-out's deadline."),
+         ("enrol_prompt", \.enrolPrompt, "Beside the enrolment's QR code."),
          ("review_document", \.reviewDocument, "Over a host's document while it is read."),
          ("document_page", \.documentPage, "A document's page; %@ is \"2 / 3\"."),
          ("sign", \.sign, "Documents: the button that opens the signing view."),

@@ -119,6 +119,8 @@ public struct HTTPClient: Sendable {
 
 public enum HTTPMethod: String, Sendable {
     case get = "GET", put = "PUT", post = "POST", delete = "DELETE", head = "HEAD"
+    /// WebDAV's (RFC 4918): a folder's listing and properties.
+    case propfind = "PROPFIND"
 }
 
 public struct HTTPHeader: Sendable, Equatable {

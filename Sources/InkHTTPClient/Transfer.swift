@@ -41,13 +41,13 @@ final class Transfer {
         switch request.method {
         case .get: break
         case .head: try set(ik_curl_setopt_long(handle, CURLOPT_NOBODY, 1))
-        case .post, .put, .delete: try set(ik_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
+        case .post, .put, .delete, .propfind: try set(ik_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
         }
         if let body = request.body {
             try body.withUnsafeBufferPointer { (bytes) throws(HTTPError) in
                 try set(ik_curl_set_body(handle, bytes.baseAddress ?? UnsafePointer(bitPattern: 1), bytes.count))
             }
-        } else if request.method == .put || request.method == .post {
+        } else if request.method == .put || request.method == .post || request.method == .propfind {
             try set(ik_curl_set_body(handle, UnsafePointer(bitPattern: 1), 0))
         }
         // No "Expect: 100-continue" wait before a body.

@@ -348,11 +348,7 @@ public final class UpdateAgent {
 
     private func random() -> Double { Double.random(in: 0..<1, using: &generator) }
 
-    private func sleep(_ seconds: Double) {
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-    }
+    private func sleep(_ seconds: Double) { sleepSeconds(seconds) }
 
     static func localSecondOfDay() -> Int {
         var now = time(nil)

@@ -1,3 +1,5 @@
+import InkHTTPClient
+
 /// The update agent's part of the config file's `[update]` table (InkConfig reads it; the ranges
 /// are here). Off unless `server` is set.
 public struct UpdateAgentSettings: Equatable, Sendable {

@@ -22,7 +22,7 @@ struct InkKioskCommand: ParsableCommand {
         commandName: "inkkiosk",
         abstract: "Pen and touch ink for embedded Linux: libinput in, DRM/KMS out.",
         version: versionLines(KernelCommandLine.ofThisMachine()),
-        subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, ConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self, UpdateAgentCommand.self])
+        subcommands: [RunCommand.self, RecordCommand.self, ReplayCommand.self, DevicesCommand.self, CheckConfigCommand.self, ConfigCommand.self, KeygenCommand.self, DecryptCommand.self, PDFHelperCommand.self, UpdateAgentCommand.self, CloudAgentCommand.self])
 }
 
 extension InkKioskCommand {

@@ -280,7 +280,7 @@ import Logging
                 "kiosk.toml:13: device[0].match: is required: part of the device's name, as `inkkiosk devices` shows it",
                 "kiosk.toml:17: buttons.stylus: \"double-tap\" is not one of \"switch-previous\", \"switch-eraser\", \"show-palette\", \"toggle-debug\", \"ignore\"",
                 "kiosk.toml:18: buttons.click_max_ms: must be between 50 and 2000 (got 5)",
-                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits, pdf_helper, log, update)",
+                "kiosk.toml:20: buttonz: unknown key (known here: mode, display, input, device, tools, buttons, hover, prediction, storage, ui, signature, classroom, api, lockdown, limits, pdf_helper, log, update, cloud)",
             ]
             #expect(lines == expected)
         }

@@ -1,4 +1,5 @@
 import Testing
+import InkHTTPClient
 @testable import InkUpdateAgent
 
 struct ScheduleAndWindowTests {

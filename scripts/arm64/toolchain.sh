@@ -33,10 +33,12 @@ TRIPLE=aarch64-unknown-linux-gnu
 # What the kiosk links (the -dev packages and the C/C++ runtime that the static Swift runtime
 # needs), and what the arm64 appliance and its tests take from the root.
 # libssl-dev: libcrypto for the PAdES signature's CMS (trixie's pulls libssl3t64, what the binary then needs).
-# libcurl4-openssl-dev: the update agent's HTTP client (libcurl4t64 on trixie, loaded when the agent runs).
+# libcurl4-openssl-dev: the agents' HTTP client (libcurl4t64 on trixie, loaded when an agent runs).
+# libexpat1-dev: the classroom agent's WebDAV answers (cairo's fontconfig links libexpat already);
+# libqrencode-dev: the enrolment's QR code on the classroom screen.
 # rauc, grub-efi-arm64-bin (with grub-common: grub-mkimage, grub-editenv): the arm64 disk image's
 # update engine and boot loader (scripts/image/build.sh --arch arm64); dbus-daemon comes with rauc.
-ROOT_PACKAGES=(libinput-dev libdrm-dev libudev-dev libcairo2-dev zlib1g-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libc6-dev libgcc-14-dev libstdc++-14-dev
+ROOT_PACKAGES=(libinput-dev libdrm-dev libudev-dev libcairo2-dev zlib1g-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libexpat1-dev libqrencode-dev libc6-dev libgcc-14-dev libstdc++-14-dev
                udev busybox-static e2fsprogs libinput-bin libinput-tools libwacom-common libpoppler-glib8 fonts-dejavu-core
                rauc grub-efi-arm64-bin)
 BUILDROOT_PACKAGES=(swiftlang libc6-dev git pkg-config ca-certificates)

@@ -7,3 +7,11 @@ public func monotonicNow() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
+
+/// Sleeps `seconds` (fractions too), the rest again after a signal: the agents' waits between polls.
+public func sleepSeconds(_ seconds: Double) {
+    let whole = max(seconds, 0)
+    var request = timespec(tv_sec: Int(whole), tv_nsec: Int((whole - whole.rounded(.down)) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+}

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import InkClassroom
 import InkConfig
 import InkCore
 import InkLoop
@@ -25,6 +26,8 @@ public final class ClassroomScreen: KioskScreen {
         public var widths: [Double] = [0.5, 1, 2]
         /// Where the Worksheets list looks, and what it opens at most.
         public var worksheets = WorksheetShelf(folders: ["/var/lib/inkkiosk/worksheets"])
+        /// The school's cloud: a Hand in button, the hand-in's state, the enrolment's QR code; nil: none.
+        public var cloud: CloudSettings?
         public init() {}
     }
 
@@ -42,9 +45,21 @@ public final class ClassroomScreen: KioskScreen {
     public var storageWarning: String?
     /// A save (a pupil's hand-in: the notebook's pages written as PNG and PDF) under way: a
     /// restart would leave it half done. Drawing itself needs no hold: the journal keeps every stroke.
-    public func busy(_ pipeline: FramePipeline) -> String? { saving ? "the notebook is being saved" : nil }
-    /// Worksheets are listed, opened and their pages drawn by poppler on a thread of their own.
-    public var wakeFDs: [Int32] { [sheets.wakeFD].compactMap { $0 } }
+    public func busy(_ pipeline: FramePipeline) -> String? {
+        handingIn ? "a hand-in is being saved" : saving ? "the notebook is being saved" : nil
+    }
+    /// Worksheets are listed, opened and their pages drawn by poppler on a thread of their own;
+    /// the cloud agent's files change.
+    public var wakeFDs: [Int32] { [sheets.wakeFD, cloudLink?.fd].compactMap { $0 } }
+    /// The cloud agent's folder, watched; what was read of it last (on a chore).
+    let cloudLink: DirectoryWatch?
+    var cloudView = CloudView()
+    var cloudStale = true
+    var cloudReading = false
+    /// A hand-in being saved and put in the outbox.
+    public internal(set) var handingIn = false
+    /// The enrolment's QR code, made once per login URL.
+    var enrolmentCode: (url: String, code: QRCode?)?
     /// Files written by the last save.
     public private(set) var lastSaved: [String] = []
     /// The notebook's pages' revisions when they were last saved (nil: never): what is unsaved.
@@ -68,6 +83,7 @@ public final class ClassroomScreen: KioskScreen {
         self.settings = settings
         self.sheets = sheets
         style = ScreenStyle(metrics: metrics, buttonMM: settings.buttonMM)
+        cloudLink = settings.cloud.map { CloudLink.watch($0) }
     }
 
     public func update(_ context: ScreenContext) throws {
@@ -80,6 +96,7 @@ public final class ClassroomScreen: KioskScreen {
         }
         if !pipeline.document.active.isEmpty { message = nil }
         keepWorksheetPapers(context)
+        readCloud(context)
         try show(pipeline)
     }
 
@@ -106,6 +123,7 @@ public final class ClassroomScreen: KioskScreen {
         case .nextPage: pipeline.turn(to: pipeline.notebook.current + 1)
         case .addPage: pipeline.addPage()
         case .save: if !saving { save(context) }
+        case .handIn: handIn(context)
         case .openWorksheets: if shelf == nil { openShelf(context) } else { shelf = nil }
         case .closeWorksheets: shelf = nil
         case .chooseWorksheet(let i): choose(i, context)
@@ -240,6 +258,12 @@ public final class ClassroomScreen: KioskScreen {
         out.controls.append(Control(.addPage, row.next(s.width(t.newPage)), t.newPage))
         row.space(s.gap * 2)
         out.controls.append(Control(.save, row.next(s.width(t.save)), t.save, style: notebook.isBlank ? .disabled : .primary))
+        if settings.cloud != nil {
+            let closed = cloudView.isClosed(now: Int64(time(nil)))
+            let label = closed ? t.handInClosed : t.handIn
+            let ready = !notebook.isBlank && !saving && !handingIn && !closed
+            out.controls.append(Control(.handIn, row.next(s.width(label)), label, style: ready ? .primary : .disabled))
+        }
         out.controls.append(Control(.openWorksheets, row.next(s.width(t.worksheets)), t.worksheets,
                                     style: shelf != nil ? .selected : .normal))
         out.toolbar = Rect(x: 0, y: 0, width: w, height: row.bottom)
@@ -310,8 +334,18 @@ public final class ClassroomScreen: KioskScreen {
             chrome += s.banner(UIText.format(settings.text.worksheetNotCopied, sheet.ref.title), y: y, warning: true)
             y -= s.target + s.gap
         }
-        if let message { chrome += s.banner(message.text, y: y, warning: message.warning) }
+        if let message {
+            chrome += s.banner(message.text, y: y, warning: message.warning)
+            y -= s.target + s.gap
+        }
+        if settings.cloud != nil, let (line, warning) = cloudView.handInLine(handInTitle(pipeline), settings.text) {
+            chrome += s.banner(line, y: y, warning: warning)
+        }
         var areas = [l.toolbar]
+        if let card = enrolmentCard(below: l.toolbar.maxY) {
+            chrome += card.elements
+            areas.append(card.area)
+        }
         if let popup = l.popup { areas.append(popup) }
         try pipeline.show(backdrop: [], chrome: chrome, controlAreas: areas, modal: l.dialog != nil)
     }

@@ -10,6 +10,8 @@ public enum ScreenAction: Hashable, Sendable {
     // classroom
     case tool(ToolKind), palette, color(Int), width(Int), undo, redo
     case askClear, confirmClear, keepPage, previousPage, nextPage, addPage, save
+    // classroom with the school's cloud: save, then put the notebook in the outbox
+    case handIn
     // classroom worksheets: the list, a row of it (its index), the list's previous / next screenful
     case openWorksheets, closeWorksheets, chooseWorksheet(Int), worksheetRows(forward: Bool)
 }

@@ -41,10 +41,14 @@ extension ScreenSettings {
             var s = ClassroomScreen.Settings()
             s.text = look.text; s.buttonMM = look.buttonMM; s.palette = look.palette; s.widths = look.widths
             s.saveDirectory = capture.saveDirectory; s.retention = capture.savesRetention
-            s.worksheets = WorksheetShelf(folders: worksheets.folders,
+            // The school cloud's folders are the agent's: like a stick's, a worksheet from them is
+            // copied to the tablet when opened, so the agent may replace or remove the file meanwhile.
+            let cloudFolders = cloud.isEnabled ? [cloud.handOutDirectory, cloud.returnDirectory] : []
+            s.worksheets = WorksheetShelf(folders: worksheets.folders + cloudFolders,
                                           limits: Worksheet.Limits(maxMB: worksheets.maxMB, maxPages: worksheets.maxPages),
                                           maxListed: worksheets.listed, cacheMB: worksheets.cacheMB,
                                           copiesMB: worksheets.copiesMB, helper: makePDFHelper())
+            s.cloud = cloud.isEnabled ? cloud : nil
             return ClassroomScreen(settings: s, metrics: metrics, sheets: sheets)
         }
     }

@@ -1,0 +1,2 @@
+/* Expat, the streaming XML parser (libexpat1-dev): WebDAV's PROPFIND answers are XML. */
+#include <expat.h>
