@@ -150,11 +150,11 @@ let package = Package(
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         // A blocking HTTP client on a bare socket, for the API's load benchmark and its tests.
         .target(name: "InkAPIClient", dependencies: ["InkCore", "InkAPI", "InkLoop"]),
-        // The benchmarks (bench, worksheet-bench, api-bench, soak) over the same modules as the kiosk; not shipped.
+        // The benchmarks (bench, worksheet-bench, api-bench, pdf-bench, soak, hand-in-load) over the same modules as the kiosk; not shipped.
         .executableTarget(name: "inkkiosk-bench", dependencies: [
             "InkLog",
             "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkPipeline", "InkConfig", "InkKiosk", "InkLoop",
-            "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkCommandLine",
+            "InkAPI", "InkAPIClient", "InkWorksheet", "InkPDFHelper", "InkDocument", "InkCommandLine", "InkClassroom", "InkHTTPClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -8,7 +8,8 @@
 #   --root DIR  install into DIR instead of / (an image builder's staging root: a full root file
 #               system, e.g. from debootstrap); nothing running is touched (no daemon-reload,
 #               no udev reload, no start)
-#   --now       also start the kiosk now (stops getty@tty1; the screen switches to the ink)
+#   --now       also start the kiosk now (stops getty@tty1; the screen switches to the ink), and the
+#               cloud agent
 #   --profile NAME  start from config/NAME.toml instead of config/inkkiosk.toml: "signature"
 #               (a signature-capture kiosk) or "classroom" (a classroom tablet)
 #
@@ -25,7 +26,9 @@
 #   4. the system user `inkkiosk` in the groups input, video, tty
 #      (deploy/sysusers.d/inkkiosk.conf -> /usr/local/lib/sysusers.d/, applied with systemd-sysusers)
 #   5. deploy/systemd/inkkiosk.service -> /etc/systemd/system/, enabled (multi-user.target);
-#      getty@tty1.service disabled
+#      getty@tty1.service disabled; deploy/systemd/inkkiosk-cloud.service (the classroom's cloud
+#      agent) beside it, enabled too: it exits at once, successfully, while [cloud] sets neither
+#      server nor share
 #   6. README.md -> /usr/local/share/doc/inkkiosk/ (the unit's Documentation=)
 # The system libraries (libinput10, libcairo2, libdrm2, libudev1 and what they pull in) come
 # from the distribution: apt-get install libinput10 libcairo2 libdrm2 libudev1.
@@ -78,7 +81,8 @@ append() {  # like run, for `cat SRC >> DST`: a blank line between, and a newlin
 
 [[ -x $BIN ]] || die "$BIN is not an executable (build it: make release)"
 [[ -f $REPO/config/$PROFILE.toml ]] || die "no profile config/$PROFILE.toml (signature or classroom)"
-for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf" \
+for f in "$REPO/config/inkkiosk.toml" "$HERE/systemd/inkkiosk.service" "$HERE/systemd/inkkiosk-cloud.service" \
+         "$HERE/sysusers.d/inkkiosk.conf" "$HERE/sysctl.d/50-inkkiosk.conf" \
          "$HERE/libinput/local-overrides.quirks"; do
     [[ -f $f ]] || die "$f is missing"
 done
@@ -169,12 +173,14 @@ fi
 run install -D -m 0644 "$HERE/sysusers.d/inkkiosk.conf" "$R/usr/local/lib/sysusers.d/inkkiosk.conf"
 run systemd-sysusers "${ROOTOPT[@]}" "$HERE/sysusers.d/inkkiosk.conf"
 
-# 5. the unit; tty1's getty off
+# 5. the units; tty1's getty off. The cloud agent is enabled whatever the profile: without
+# [cloud] server or share it exits 0 at once, so configuring [cloud] later needs no other step.
 run install -D -m 0644 "$HERE/systemd/inkkiosk.service" "$R/etc/systemd/system/inkkiosk.service"
+run install -D -m 0644 "$HERE/systemd/inkkiosk-cloud.service" "$R/etc/systemd/system/inkkiosk-cloud.service"
 if ((LIVE)) && [[ -d /run/systemd/system ]]; then
     run systemctl daemon-reload
 fi
-run systemctl "${ROOTOPT[@]}" enable inkkiosk.service
+run systemctl "${ROOTOPT[@]}" enable inkkiosk.service inkkiosk-cloud.service
 getty_state=$(systemctl "${ROOTOPT[@]}" is-enabled getty@tty1.service 2>/dev/null || true)
 case $getty_state in
     enabled|enabled-runtime|alias|indirect)
@@ -186,10 +192,10 @@ esac
 run install -D -m 0644 "$REPO/README.md" "$R/usr/local/share/doc/inkkiosk/README.md"
 
 if ((NOW)); then
-    run systemctl start inkkiosk.service
-    say "started: tty1 shows the kiosk (journalctl -u inkkiosk for its log)"
+    run systemctl start inkkiosk.service inkkiosk-cloud.service
+    say "started: tty1 shows the kiosk (journalctl -u inkkiosk for its log; -u inkkiosk-cloud for the cloud agent's)"
 elif ((LIVE)); then
-    say "installed; the kiosk starts on the next boot, or now with: systemctl start inkkiosk.service"
+    say "installed; the kiosk and the cloud agent start on the next boot, or now with: systemctl start inkkiosk.service inkkiosk-cloud.service"
 else
     say "installed into $R"
 fi

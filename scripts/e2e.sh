@@ -6,7 +6,8 @@
 # Usage: scripts/e2e.sh [BINARY]   (default: .build/release/inkkiosk)
 # E2E_ONLY=api runs only the signature API's probes (Tests/e2e/api_probes.py, a few minutes)
 # and their checks, without the appliance; E2E_ONLY=worksheets the classroom's worksheet session;
-# E2E_ONLY=documents the document signing session (Tests/e2e/documents.py); E2E_ONLY=logging
+# E2E_ONLY=documents the document signing session (Tests/e2e/documents.py); E2E_ONLY=cloud the
+# classroom on the school's cloud (Tests/e2e/cloud_session.py); E2E_ONLY=logging
 # the log levels and journald priorities (Tests/e2e/logging_session.py, a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,14 @@ mkfs.vfat -n WORKSHEETS "$WORK/stick.img" >/dev/null
 mcopy -i "$WORK/stick.img" "$WORK/fractions.pdf" "$WORK/scanned-atlas.pdf" ::/
 rm "$WORK/fractions.pdf" "$WORK/scanned-atlas.pdf"
 
+# The school's cloud (WsgiDAV with TLS, scripts/classroom/school-cloud.py) for the classroom's
+# cloud session: on the host's loopback, which the guest reaches as 10.0.2.2 through QEMU's user
+# network; the guest drives it (stops it mid-hand-in, starts it again) through files in WORK/cloud-ctl.
+python3 scripts/classroom/school-cloud.py supervise "$WORK/cloud" --control "$WORK/cloud-ctl" \
+    --address 10.0.2.2 --public-host 10.0.2.2 --timeout 3600 >"$WORK/cloud-server.json" 2>"$WORK/cloud-supervise.log" &
+cloud_server=$!
+trap 'kill $cloud_server 2>/dev/null || true' EXIT
+
 echo "e2e: work directory $WORK"
 status=0
 only=()
@@ -47,11 +56,12 @@ if [[ -n ${E2E_ONLY:-} ]]; then
     export E2E_APPLIANCE=0
 fi
 # --second-screen: a virtio-gpu card whose monitor the guest can unplug and swap (display faults).
-python3 scripts/vm/run.py --work "$WORK" --timeout 1200 --quiet --second-screen 1280x800 "${only[@]}" \
+python3 scripts/vm/run.py --work "$WORK" --timeout 1500 --quiet --second-screen 1280x800 "${only[@]}" \
     --qemu=-drive --qemu="file=$WORK/data.img,if=virtio,format=raw,cache=directsync,throttling.iops-write=20" \
     --qemu=-device --qemu=qemu-xhci,id=xhci \
     --qemu=-drive --qemu="file=$WORK/stick.img,if=none,id=stickdisk,format=raw" \
     --qemu=-device --qemu=usb-storage,bus=xhci.0,drive=stickdisk,id=stick \
+    --qemu=-netdev --qemu=user,id=net0 --qemu=-device --qemu=virtio-net-pci,netdev=net0 \
     -- "$KIT/Tests/e2e/guest.sh" || status=$?
 if (( status != 0 )); then
     echo "e2e: the VM session failed (status $status); console log: $WORK/console.log; screenshots: $WORK/shots/" >&2

@@ -3,7 +3,7 @@
 #
 #   vm     the VM proofs, at normal priority: QEMU emulating a machine in software keeps about one
 #          core busy and waits for its guest the rest of the time
-#            x86 VM proof and appliance → x86 disk image → (the arm64 binary) → arm64 appliance →
+#            the classroom's load check → x86 VM proof and appliance → x86 disk image → (the arm64 binary) → arm64 appliance →
 #            arm64 disk image → Debian packages
 #   build  the compiles and the unit tests, at a lower priority (nice 10), so that they take what
 #          the emulators leave and never starve a guest (a starved guest's udev and evdev fall
@@ -49,6 +49,9 @@ lane_build() {
 
 lane_vm() {
     local status=0
+    # The benchmark binary is built beside the kiosk (make release).
+    scripts/timed.sh "classroom: 30 tablets hand in at once (load check)" \
+        python3 scripts/classroom/load-check.py "$(dirname "$RELEASE_BIN")/inkkiosk-bench" --clients 30 || status=1
     scripts/timed.sh "VM proof (x86, bochs) and x86 appliance" scripts/e2e.sh "$RELEASE_BIN" || status=1
     scripts/timed.sh "VM proof (x86 disk image: UEFI boot and fallback, watchdog, updates)" scripts/image/test.sh "$RELEASE_BIN" || status=1
     if [[ -n ${BUILD_LANE_PID:-} ]]; then

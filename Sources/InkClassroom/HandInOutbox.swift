@@ -128,7 +128,7 @@ public struct HandInOutbox: Sendable {
         try DurableFile.sync(directory)
     }
 
-    static func sha256(_ data: some DataProtocol) -> String {
+    public static func sha256(_ data: some DataProtocol) -> String {
         hexString(SHA256.hash(data: data))
     }
 

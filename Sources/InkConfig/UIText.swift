@@ -27,11 +27,13 @@ public struct UIText: Sendable, Equatable {
     public var save = "Save"
     /// "%d" is the page count.
     public var saved = "Saved %d pages"
+    public var savedOnePage = "Saved 1 page"
     public var notebookNotSaved = "The pages could not be saved (%@)."
     public var worksheets = "Worksheets"
     public var close = "Close"
     /// "%d" is the page count.
     public var worksheetPages = "%d pages"
+    public var worksheetOnePage = "1 page"
     /// "%@" is the folder.
     public var noWorksheets = "No worksheets yet: put PDF files in %@"
     /// "%@" is the worksheet's name.
@@ -98,10 +100,12 @@ public struct UIText: Sendable, Equatable {
          ("new_page", \.newPage, "Classroom: New page."),
          ("save", \.save, "Classroom: Save."),
          ("saved", \.saved, "Classroom: after a Save; %d is the page count."),
+         ("saved_one_page", \.savedOnePage, "Classroom: after a Save of one page."),
          ("notebook_not_saved", \.notebookNotSaved, "Classroom: a Save that failed; %@ is the reason."),
          ("worksheets", \.worksheets, "Classroom: the button that lists the worksheets."),
          ("close", \.close, "Classroom: closes the worksheet list."),
          ("worksheet_pages", \.worksheetPages, "Worksheet list: a file's page count (%d)."),
+         ("worksheet_one_page", \.worksheetOnePage, "Worksheet list: a file of one page."),
          ("no_worksheets", \.noWorksheets, "Worksheet list: an empty folder; %@ is the folder."),
          ("opening_worksheet", \.openingWorksheet, "While a worksheet opens; %@ is its name."),
          ("worksheet_problem", \.worksheetProblem, "A worksheet that cannot be used; %@ is why."),
@@ -127,6 +131,9 @@ public struct UIText: Sendable, Equatable {
     }
 
     /// Fills in a "%d" or "%@" placeholder.
+    /// `many` with the count, or `one` when it is 1 (languages with more plural forms than two set both to fit).
+    public static func count(_ n: Int, one: String, many: String) -> String { n == 1 ? one : format(many, "\(n)") }
+
     public static func format(_ template: String, _ value: String) -> String {
         template.replacing("%d", with: value).replacing("%@", with: value)
     }

@@ -7,7 +7,7 @@ import InkCommandLine
 struct InkKioskBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inkkiosk-bench",
-        abstract: "Measure inkkiosk: frame cost, worksheets, the signature API under load, the PDF reader, a simulated day.",
+        abstract: "Measure inkkiosk: frame cost, worksheets, the signature API under load, the PDF reader, a simulated day, a class handing in at once.",
         version: InkKioskVersion.string,
-        subcommands: [BenchCommand.self, WorksheetBenchCommand.self, APIBenchCommand.self, PDFBenchCommand.self, SoakCommand.self])
+        subcommands: [BenchCommand.self, WorksheetBenchCommand.self, APIBenchCommand.self, PDFBenchCommand.self, SoakCommand.self, HandInLoadCommand.self])
 }

@@ -161,6 +161,12 @@ def main():
         failed = results.count(False)
         print(f"e2e (the logging only): {len(results) - failed} passed, {failed} failed")
         return 1 if failed else 0
+    if only_part() == "cloud":
+        from check_cloud import cloud_checks
+        cloud_checks(WORK, check, shot, ink_count, W, H)
+        failed = results.count(False)
+        print(f"e2e (the school's cloud only): {len(results) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     if only_part() == "worksheets":
         from check_worksheets import worksheet_checks
         worksheet_checks(WORK, check, shot, ink_count, darkness, W, H)
@@ -286,6 +292,8 @@ def main():
     document_checks(WORK, BIN, check, shot, ink_count)
     from check_worksheets import worksheet_checks   # modes.worksheet_session
     worksheet_checks(WORK, check, shot, ink_count, darkness, W, H)
+    from check_cloud import cloud_checks   # cloud_session.py: hand-out and hand-in over the school's cloud
+    cloud_checks(WORK, check, shot, ink_count, W, H)
     # --- the signature API flooded, fed malformed requests, loaded, killed during Accept -------
     check_api(WORK, check)
     check_durability(WORK, check)

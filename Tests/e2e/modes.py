@@ -42,8 +42,9 @@ def signature_buttons(button_mm, hosted):
     return out
 
 
-def classroom_buttons(page_label="1 / 1"):
-    """Centres of the classroom toolbar's buttons (ClassroomScreen.layout), normalised."""
+def classroom_buttons(page_label="1 / 1", hand_in=False):
+    """Centres of the classroom toolbar's buttons (ClassroomScreen.layout), normalised; with
+    hand_in, the school cloud's Hand in button too. "bottom": the toolbar's lower edge in pixels."""
     target, gap = mm(12), mm(2)
     font = round(target * 0.36)
     cx, cy, out = gap, gap, {}
@@ -71,7 +72,10 @@ def classroom_buttons(page_label="1 / 1"):
     put("New page", button_width("New page", target, font))
     cx += gap * 2
     put("Save", button_width("Save", target, font))
+    if hand_in:
+        put("Hand in", button_width("Hand in", target, font))
     put("Worksheets", button_width("Worksheets", target, font))
+    out["bottom"] = cy + target + gap
     return out
 
 

@@ -441,9 +441,9 @@ def main():
     # IK_E2E_ONLY=api: only the signature API's probes (api_probes.py), a run of a few minutes;
     # api:kill,flood only those of them.
     only = os.environ.get("IK_E2E_ONLY", "")
-    if only.split(":")[0] not in ("", "api", "worksheets", "documents", "logging"):
+    if only.split(":")[0] not in ("", "api", "worksheets", "documents", "cloud", "logging"):
         raise SystemExit(f"scenario: IK_E2E_ONLY={only!r}: the parts that run alone are 'api' (or 'api:PROBE,…'), "
-                         "'worksheets', 'documents' and 'logging'")
+                         "'worksheets', 'documents', 'cloud' and 'logging'")
     with open(os.path.join(WORK, "e2e-only.txt"), "w") as f:
         f.write(f"{only}\n")   # check.py judges only that part
     pen, touch, pad = Pen(), Touch(), Pad()
@@ -459,6 +459,10 @@ def main():
             if only == "documents":
                 import documents
                 documents.document_session(binary, pen, touch)
+                return
+            if only == "cloud":
+                from cloud_session import session_cloud
+                session_cloud(binary, pen, touch)
                 return
             if only == "logging":
                 from logging_session import session_logging
@@ -485,6 +489,8 @@ def main():
         api_probes.session_api_probes(binary, pen, touch)
         modes.classroom_session(binary, pen, touch)
         modes.worksheet_session(binary, pen, touch)
+        from cloud_session import session_cloud   # hand-out and hand-in over the school's cloud (WebDAV, TLS)
+        session_cloud(binary, pen, touch)
         import durability
         durability.session_durability(binary, pen)
         modes.disk_full_session(binary, pen)

@@ -8,6 +8,7 @@ TLS, with a small stand-in for Nextcloud's Login Flow v2 and remote wipe.
     python3 scripts/classroom/school-cloud.py wipe DIR LOGIN      # an admin asks for the device's wipe
     python3 scripts/classroom/school-cloud.py stats DIR           # the server's counts, JSON
     python3 scripts/classroom/school-cloud.py hold DIR            # the next upload's answer never comes
+    python3 scripts/classroom/school-cloud.py supervise DIR --control CTL_DIR [serve's options]
 
 `serve` makes DIR/files/<login>/… (the accounts' homes), a certificate for 127.0.0.1 (and
 --address) issued by CA_DIR's CA or by one of its own (fleet-server.py's), and runs until stopped;
@@ -28,6 +29,11 @@ the tablet relies on:
 
 Not imitated: Nextcloud's share permissions and file-drop renaming, its chunked uploads, its
 checksums, quotas, locking, the login page itself, OCS, brute-force throttling.
+
+`supervise` is `serve` for a VM proof, whose guest shares a work directory with the host but not
+its loopback: the guest writes a file CTL_DIR/<n>-<command> (grant, hold, stats, wipe: the
+argument in the file; stop: the server killed, as a power cut ends it; start: started again on
+the same port; end), the answer appears as CTL_DIR/<n>-<command>.done (JSON).
 
 WsgiDAV lives in a virtualenv in the cache, made when missing: $INKKIOSK_CACHE/school-cloud
 (default ~/.cache/inkkiosk).
@@ -91,6 +97,8 @@ class Accounts:
         self.flows = {}          # poll token -> {"granted": login or None, "delivered": bool}
         self.wipe_asked = set()  # app passwords
         self.hold_next_put = False
+        self.put_ms = []         # each PUT's time in the server, request to answer (the load check's server side)
+        self.puts_now = self.puts_peak = 0
         self.counts = {"put": 0, "put_412": 0, "propfind": 0, "get": 0, "wiped": 0, "polls": 0}
         path = os.path.join(directory, "accounts.json")
         if os.path.exists(path):
@@ -271,7 +279,10 @@ def make_app(directory, base_url):
             return answer(start_response, "200 OK", {})
         if path == "/_test/stats":
             with accounts.lock:
-                return answer(start_response, "200 OK", dict(accounts.counts, flows=len(accounts.flows)))
+                times = sorted(accounts.put_ms)
+                at = (lambda q: round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 1) if times else None)
+                return answer(start_response, "200 OK", dict(accounts.counts, flows=len(accounts.flows), put_ms_median=at(0.5),
+                                                             put_ms_p99=at(0.99), put_ms_max=at(1.0), puts_at_once_max=accounts.puts_peak))
         if path in ("/index.php/core/wipe/check", "/index.php/core/wipe/success") and method == "POST":
             token = (form(environ).get("token") or [""])[0]
             with accounts.lock:
@@ -318,7 +329,18 @@ def make_app(directory, base_url):
                     accounts.save()
             return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
         # WsgiDAV's answer is a generator: the request is carried out as it is read.
-        body = list(dav(environ, counting))
+        began = time.monotonic()
+        if method == "PUT":
+            with accounts.lock:
+                accounts.puts_now += 1
+                accounts.puts_peak = max(accounts.puts_peak, accounts.puts_now)
+        try:
+            body = list(dav(environ, counting))
+        finally:
+            if method == "PUT":
+                with accounts.lock:
+                    accounts.puts_now -= 1
+                    accounts.put_ms.append((time.monotonic() - began) * 1000)
         if method == "PUT":
             with accounts.lock:
                 hold, accounts.hold_next_put = accounts.hold_next_put, False
@@ -412,6 +434,55 @@ def test_request(directory, path, fields):
         return json.loads(answer.read())
 
 
+def supervise(directory, control, port, addresses, ca_dir, public_host, timeout):
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # the server goes with us (finally)
+    os.makedirs(control, exist_ok=True)
+    process, info = start(directory, port, addresses, ca_dir, False, public_host)
+    print(json.dumps(info), flush=True)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            asked = sorted(n for n in os.listdir(control) if not n.startswith(".") and not n.endswith(".done"))
+            if not asked:
+                time.sleep(0.1)   # a test harness's poll: the guest has no other way to reach us
+                continue
+            name = asked[0]
+            path = os.path.join(control, name)
+            with open(path) as f:
+                argument = f.read().strip()
+            os.unlink(path)
+            command = name.partition("-")[2]
+            try:
+                if command == "grant":
+                    answer = test_request(directory, "/_test/grant", {"login": argument or "tablet-07"})
+                elif command == "wipe":
+                    answer = test_request(directory, "/_test/wipe", {"login": argument})
+                elif command == "hold":
+                    answer = test_request(directory, "/_test/hold-next-put", {})
+                elif command == "stats":
+                    answer = test_request(directory, "/_test/stats", {})
+                elif command == "stop":
+                    process.kill()
+                    answer = {"stopped": process.wait()}
+                elif command == "start":
+                    process, _ = start(directory, info["port"], addresses, ca_dir, False, public_host)
+                    answer = {"started": process.pid}
+                elif command == "end":
+                    break
+                else:
+                    answer = {"error": f"unknown command {command!r}"}
+            except (OSError, SystemExit) as e:
+                answer = {"error": str(e)}
+            log(f"{command} {argument}: {json.dumps(answer)}")
+            with open(path + ".tmp", "w") as f:
+                json.dump(answer, f)
+            os.rename(path + ".tmp", path + ".done")
+    finally:
+        process.kill()
+        process.wait()
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "_serve":
         serve_in_venv(sys.argv[2])
@@ -426,6 +497,14 @@ def main():
     p.add_argument("--ca-dir")
     p.add_argument("--public-host", help="the host name or address the tablets use in URLs")
     p.add_argument("--plain", action="store_true")
+    p = sub.add_parser("supervise")
+    p.add_argument("dir")
+    p.add_argument("--control", required=True)
+    p.add_argument("--port", type=int)
+    p.add_argument("--address", action="append", default=[])
+    p.add_argument("--ca-dir")
+    p.add_argument("--public-host")
+    p.add_argument("--timeout", type=float, default=3600, help="ends after this many seconds whatever happens")
     p = sub.add_parser("grant")
     p.add_argument("dir")
     p.add_argument("--login", default="tablet-07")
@@ -447,6 +526,9 @@ def main():
             sys.exit(process.wait())
         except KeyboardInterrupt:
             process.terminate()
+    elif args.command == "supervise":
+        supervise(os.path.abspath(args.dir), os.path.abspath(args.control), args.port,
+                  tuple(["127.0.0.1"] + args.address), args.ca_dir, args.public_host, args.timeout)
     elif args.command == "grant":
         print(json.dumps(test_request(args.dir, "/_test/grant", {"login": args.login})))
     elif args.command == "wipe":

@@ -12,7 +12,7 @@
 #
 # The packaging metadata is in deploy/debian/ (control, changelog, copyright, maintainer scripts,
 # tmpfiles.d entry, man page); the other files come from deploy/ and config/ as deploy/install.sh
-# uses them, with the unit's /usr/local paths changed to /usr. Depends: is computed by
+# uses them, with the units' /usr/local paths changed to /usr. Depends: is computed by
 # dpkg-shlibdeps from what BINARY really links: against this machine's libraries for its own
 # architecture, and for arm64 against the Debian root the binary was linked with
 # (INKKIOSK_DEB_SYSROOT, default out/arm64/root; its /var/lib/dpkg says which package ships each
@@ -82,20 +82,26 @@ install -D -m 0755 "$BIN" "$P/usr/bin/inkkiosk"
 # As dh_strip does for executables: no symbol table or debugging sections (the binary carries
 # 60 MB of DWARF), no .comment.
 "$STRIP" --remove-section=.comment --remove-section=.note "$P/usr/bin/inkkiosk"
-# The unit: deploy/install.sh installs the binary and the README under /usr/local; the package
-# puts them under /usr. Every /usr/local in the unit must be one of these two.
+# The units (the kiosk's and the cloud agent's): deploy/install.sh installs the binary and the
+# README under /usr/local; the package puts them under /usr. Every /usr/local in a unit must be
+# one of these two. postinst and postrm enable and clean up each of them by name.
 install -d "$P/usr/lib/systemd/system"
-{
-    echo "# Installed by the inkkiosk Debian package (made from deploy/systemd/inkkiosk.service, with"
-    echo "# /usr for /usr/local). Enabled on installation, not started: \`systemctl start inkkiosk\`."
-    echo "# Changes go in a drop-in: systemctl edit inkkiosk."
-    sed -e 's|/usr/local/bin/inkkiosk|/usr/bin/inkkiosk|g' \
-        -e 's|file:///usr/local/share/doc/inkkiosk/|file:///usr/share/doc/inkkiosk/|g' \
-        "$REPO/deploy/systemd/inkkiosk.service"
-} >"$P/usr/lib/systemd/system/inkkiosk.service"
-if left=$(grep -n '/usr/local' "$P/usr/lib/systemd/system/inkkiosk.service" | grep -v '^[0-9]*:#'); then
-    die "the packaged unit still names /usr/local: $left"
-fi
+for unit in inkkiosk.service inkkiosk-cloud.service; do
+    {
+        echo "# Installed by the inkkiosk Debian package (made from deploy/systemd/$unit, with"
+        echo "# /usr for /usr/local). Enabled on installation, not started: \`systemctl start ${unit%.service}\`."
+        echo "# Changes go in a drop-in: systemctl edit ${unit%.service}."
+        sed -e 's|/usr/local/bin/inkkiosk|/usr/bin/inkkiosk|g' \
+            -e 's|file:///usr/local/share/doc/inkkiosk/|file:///usr/share/doc/inkkiosk/|g' \
+            "$REPO/deploy/systemd/$unit"
+    } >"$P/usr/lib/systemd/system/$unit"
+    if left=$(grep -n '/usr/local' "$P/usr/lib/systemd/system/$unit" | grep -v '^[0-9]*:#'); then
+        die "the packaged $unit still names /usr/local: $left"
+    fi
+    for script in postinst postrm; do
+        grep -qwF "$unit" "$DEB/$script" || die "deploy/debian/$script does not name $unit"
+    done
+done
 install -D -m 0644 "$REPO/deploy/sysusers.d/inkkiosk.conf" "$P/usr/lib/sysusers.d/inkkiosk.conf"
 install -D -m 0644 "$DEB/tmpfiles.conf" "$P/usr/lib/tmpfiles.d/inkkiosk.conf"
 install -D -m 0644 "$REPO/deploy/sysctl.d/50-inkkiosk.conf" "$P/usr/lib/sysctl.d/50-inkkiosk.conf"
@@ -182,10 +188,10 @@ done
 # --signing too): both dependencies all the same, as signing is part of the signature kiosk
 # (trixie's package is libssl3t64). poppler-glib is dlopened when a worksheet
 # is opened, so it is recommended, not linked (trixie renamed the package in the 64-bit time_t
-# transition).
+# transition); so is libcurl, which only the agents load (`update-agent`, `cloud-agent`), not the kiosk.
 {
     echo "misc:Depends=libc6 (>= $libc_min), init-system-helpers (>= 1.54~), libinput10 (>= 1.11.1), libssl3t64 | libssl3 (>= 3.0.0)"
-    echo "poppler:Recommends=libpoppler-glib8t64 | libpoppler-glib8"
+    echo "poppler:Recommends=libpoppler-glib8t64 | libpoppler-glib8, libcurl4t64 | libcurl4"
 } >>"$WORK/substvars"
 
 find "$P" -type f ! -path "$P/DEBIAN/*" ! -path "$P/etc/*" -printf '%P\n' | LC_ALL=C sort \

@@ -8,13 +8,15 @@
 #
 # Builds both packages into out/deb/, then:
 #   - lintian: no errors (warnings and info are listed; docs/PACKAGING.md explains them);
+#   - both: the cloud agent's unit is in the package, with /usr/bin/inkkiosk and no /usr/local;
 #   - amd64: in a clean Debian 12 root (mmdebstrap minbase, made once and kept as a tarball under
 #     ${INKKIOSK_CACHE:-~/.cache/inkkiosk}/deb-test/, unpacked afresh for every run) the package's
 #     Depends and Recommends install from the registry (apt-get satisfy), then
 #     `apt-get install ./inkkiosk_*.deb` installs it; in the root (chroot, own mount namespace)
 #     the binary runs, finds its libraries in Debian packages, `inkkiosk devices` runs, the
-#     configs check, systemd-analyze verify accepts the unit, the unit is enabled and not
-#     running; `dpkg --purge` then leaves the root as it was before the install;
+#     configs check, systemd-analyze verify accepts the units (the kiosk's and the cloud agent's),
+#     both are enabled and the kiosk is not running; `dpkg --purge` then leaves the root as it
+#     was before the install;
 #   - arm64: its Depends and Recommends resolve against trixie's arm64 package lists
 #     (apt-get install --simulate with an apt of its own configured for arm64).
 # One line per check; the last line is `deb: N passed, N failed`; exit status 1 on any failure.
@@ -126,6 +128,16 @@ lint() {  # lint ARCH DEB: passes without errors; the line lists the tags there 
 }
 [[ -f $AMD64_DEB ]] && lint amd64 "$AMD64_DEB"
 ((HAVE_ARM64)) && [[ -f $ARM64_DEB ]] && lint arm64 "$ARM64_DEB"
+
+# --- the cloud agent's unit, read from each package (the kiosk's is checked installed, below) ----
+cloud_unit() {  # cloud_unit ARCH DEB
+    check "$1: the package has the cloud agent's unit: ExecStart=/usr/bin/inkkiosk cloud-agent … --if-configured, no /usr/local" \
+        sh -c 'u=$(dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/lib/systemd/system/inkkiosk-cloud.service) || exit 1
+               printf "%s\n" "$u" | grep -q "^ExecStart=/usr/bin/inkkiosk cloud-agent .*--if-configured" || { printf "%s\n" "$u"; exit 1; }
+               ! printf "%s\n" "$u" | grep -v "^#" | grep /usr/local' sh "$2"
+}
+[[ -f $AMD64_DEB ]] && cloud_unit amd64 "$AMD64_DEB"
+((HAVE_ARM64)) && [[ -f $ARM64_DEB ]] && cloud_unit arm64 "$ARM64_DEB"
 
 # --- amd64: install, run, purge in a clean Debian 12 root ------------------------------------------
 PRISTINE=$CACHE/bookworm-amd64-minbase.tar
@@ -283,6 +295,20 @@ amd64_install_test() {
     check "amd64: the unit is enabled (systemctl is-enabled; multi-user.target.wants link)" \
         bash -c '[ "$("$@" systemctl is-enabled inkkiosk.service)" = enabled ] &&
                [ -L "$ROOT/etc/systemd/system/multi-user.target.wants/inkkiosk.service" ]' bash inroot
+    local cloud=/usr/lib/systemd/system/inkkiosk-cloud.service
+    : >"$LOG"
+    verify=$(inroot systemd-analyze verify "$cloud" 2>&1)
+    rc=$?
+    printf '%s\n' "$verify" >"$LOG"
+    if ((rc == 0)) && ! grep -q 'inkkiosk' <<<"$verify"; then
+        pass "amd64: systemd-analyze verify $cloud: accepted, no warnings"
+    else
+        fail "amd64: systemd-analyze verify $cloud (exit status $rc)"
+    fi
+    # Enabled on every board: without [cloud] server or share it exits 0 at once.
+    check "amd64: the cloud agent's unit is enabled (systemctl is-enabled; multi-user.target.wants link)" \
+        bash -c '[ "$("$@" systemctl is-enabled inkkiosk-cloud.service)" = enabled ] &&
+               [ -L "$ROOT/etc/systemd/system/multi-user.target.wants/inkkiosk-cloud.service" ]' bash inroot
     check "amd64: the unit is not running (no inkkiosk process in the root, no /run/inkkiosk)" \
         sh -c 'for p in $(pgrep -x inkkiosk); do
                    [ "$(readlink "/proc/$p/root")" != "$1" ] || { echo "pid $p runs in the root"; exit 1; }; done
@@ -345,9 +371,10 @@ amd64_install_test() {
     else
         fail "amd64: the account files differ by more than the inkkiosk user"
     fi
-    check "amd64: after the purge: no /var/lib/inkkiosk, /etc/inkkiosk, enablement link or deb-systemd-helper state" \
+    check "amd64: after the purge: no /var/lib/inkkiosk, /etc/inkkiosk, enablement links or deb-systemd-helper state" \
         sh -c '[ ! -e "$1/var/lib/inkkiosk" ] && [ ! -e "$1/etc/inkkiosk" ] &&
                [ ! -e "$1/etc/systemd/system/multi-user.target.wants/inkkiosk.service" ] &&
+               [ ! -e "$1/etc/systemd/system/multi-user.target.wants/inkkiosk-cloud.service" ] &&
                ! find "$1/var/lib/systemd" -name "*inkkiosk*" | grep .' sh "$ROOT"
 }
 if [[ -f $AMD64_DEB ]]; then

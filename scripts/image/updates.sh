@@ -3,7 +3,8 @@
 # after the appliance's (the kernel unpacks them in order, into one root): RAUC, a minimal
 # D-Bus system bus for it, grub-editenv, the kernel modules an install needs, RAUC's system.conf
 # and the CA certificate that update bundles must be signed under. The appliance itself
-# (scripts/appliance) is unchanged; /init starts what /usr/lib/inkkiosk/boot.d holds.
+# (scripts/appliance) is unchanged; /init starts what /usr/lib/inkkiosk/boot.d holds: this engine
+# (boot.d/updates.sh) and the classroom's cloud agent (boot.d/cloud.sh), which uses its network.
 #
 #   scripts/image/updates.sh APPLIANCE_DIR KEYRING COMPATIBLE OUTPUT
 #
@@ -109,9 +110,9 @@ put_with_libs /usr/bin/dbus-daemon
 put_with_libs /usr/bin/grub-editenv /usr/lib/inkkiosk/grub-editenv
 install -D -m 0755 "$HERE/grub-editenv.sh" "$S/usr/bin/grub-editenv"
 # busybox applets RAUC (umount), grub-editenv.sh (sync), boot.d/updates.sh (readlink, renice, ip,
-# udhcpc), ik-update (reboot), stick-updates (umount, readlink) and udhcpc.script (ip, mv) call,
-# beyond /init's own.
-for applet in umount sync readlink renice reboot ip udhcpc mv; do
+# udhcpc), boot.d/cloud.sh (readlink, renice, ionice), ik-update (reboot), stick-updates (umount,
+# readlink) and udhcpc.script (ip, mv) call, beyond /init's own.
+for applet in umount sync readlink renice ionice reboot ip udhcpc mv; do
     [[ -n ${IN_APPLIANCE[/usr/bin/$applet]:-} ]] || ln -s busybox "$S/usr/bin/$applet"
 done
 find "$S" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/lib/inkkiosk/*' \) -exec sh -c \
@@ -241,6 +242,7 @@ install -D -m 0644 /dev/stdin "$S/etc/dbus-1/system.conf" <<'EOF'
 </busconfig>
 EOF
 install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
+install -D -m 0755 "$HERE/boot.d/cloud.sh" "$S/usr/lib/inkkiosk/boot.d/60-cloud"
 install -D -m 0755 "$HERE/ik-update.sh" "$S/usr/bin/ik-update"
 install -D -m 0755 "$HERE/rauc-pre-install.sh" "$S/usr/lib/inkkiosk/rauc-pre-install"
 install -D -m 0755 "$HERE/stick-updates.sh" "$S/usr/lib/inkkiosk/stick-updates"

@@ -29,7 +29,8 @@ WANTED=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pc
         drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs
         virtio_dma_buf drm_shmem_helper virtio_gpu
         overlay virtio_blk crc32c_generic ext4 virtio_rng
-        xhci_pci usb_storage sd_mod vfat nls_cp437 nls_ascii nls_utf8)
+        xhci_pci usb_storage sd_mod vfat nls_cp437 nls_ascii nls_utf8
+        virtio_net)
 OPTIONAL=" virtio_rng "
 
 mkdir -p "$CACHE"

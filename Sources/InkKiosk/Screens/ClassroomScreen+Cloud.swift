@@ -74,7 +74,16 @@ extension ClassroomScreen {
         context.chores.run({ CloudView.read(cloud) }) { [weak self] result in
             guard let self else { return }
             cloudReading = false
-            if case .success(let view) = result { cloudView = view }
+            guard case .success(let view) = result else { return }
+            // What the pupil is shown, in the log too: an engineer (and the VM proof) sees what the screen said.
+            let title = handInTitle(context.pipeline)
+            if let line = view.handInLine(title, settings.text)?.0, line != cloudView.handInLine(title, settings.text)?.0 {
+                context.log.notice("hand-in \(title.debugDescription) on screen: \(line)")
+            }
+            if let url = view.status?.loginURL, url != cloudView.status?.loginURL {
+                context.log.notice("enrolment: the login's QR code on screen (\(url))")
+            }
+            cloudView = view
         }
     }
 

@@ -159,7 +159,7 @@ extension ClassroomScreen {
         pipeline.setPaper(sheet.firstPaper, forPage: 0)
         opened = sheet
         savedRevisions = pipeline.notebook.pages.map(\.revision)
-        message = Notice("\(sheet.ref.title): " + UIText.format(settings.text.worksheetPages, "\(sheet.ref.pages)"))
+        message = Notice("\(sheet.ref.title): " + UIText.count(sheet.ref.pages, one: settings.text.worksheetOnePage, many: settings.text.worksheetPages))
         context.log.info("worksheet \(sheet.ref.file) opened: \(sheet.ref.pages) pages, sha256 \(sheet.ref.sha256)")
     }
 

@@ -180,7 +180,7 @@ public final class ClassroomScreen: KioskScreen {
             case .success(let paths):
                 lastSaved = paths
                 if pipeline.notebook.pages.count == revisions.count { savedRevisions = revisions }
-                message = Notice(UIText.format(settings.text.saved, "\(pages.count)"))
+                message = Notice(UIText.count(pages.count, one: settings.text.savedOnePage, many: settings.text.saved))
                 context.log.info("saved \(pages.count) pages: \(paths.joined(separator: ", "))")
                 then?(nil)
             case .failure(let error):

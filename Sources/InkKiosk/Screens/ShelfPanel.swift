@@ -84,7 +84,7 @@ struct ShelfPanel {
             if let thumbnail = pictures[safe: i] ?? nil { out.append(.image(thumbnail, in: picture)) }
             let words = Rect(x: picture.maxX + s.gap * 2, y: r.minY, width: r.maxX - picture.maxX - s.gap * 3, height: r.height / 2)
             out.append(.text(e.name, in: Rect(x: words.minX, y: words.minY + s.gap, width: words.width, height: words.height), size: s.fontSize, color: ink, align: .leading, bold: true))
-            let detail = e.problem?.detail ?? (e.checked ? UIText.format(text.worksheetPages, "\(e.pages)") : "…")
+            let detail = e.problem?.detail ?? (e.checked ? UIText.count(e.pages, one: text.worksheetOnePage, many: text.worksheetPages) : "…")
             out.append(.text(detail, in: Rect(x: words.minX, y: words.minY + r.height / 2 - s.gap, width: words.width, height: words.height), size: s.fontSize * 0.85,
                              color: e.problem == nil ? RGBA(0.3, 0.3, 0.35) : RGBA(0.7, 0.1, 0.1), align: .leading))
         }
