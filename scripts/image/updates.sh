@@ -243,6 +243,7 @@ install -D -m 0644 /dev/stdin "$S/etc/dbus-1/system.conf" <<'EOF'
 EOF
 install -D -m 0755 "$HERE/boot.d/updates.sh" "$S/usr/lib/inkkiosk/boot.d/50-updates"
 install -D -m 0755 "$HERE/boot.d/cloud.sh" "$S/usr/lib/inkkiosk/boot.d/60-cloud"
+install -D -m 0644 "$HERE/kiosk-screen.sh" "$S/usr/lib/inkkiosk/kiosk-screen.sh"
 install -D -m 0755 "$HERE/ik-update.sh" "$S/usr/bin/ik-update"
 install -D -m 0755 "$HERE/rauc-pre-install.sh" "$S/usr/lib/inkkiosk/rauc-pre-install"
 install -D -m 0755 "$HERE/stick-updates.sh" "$S/usr/lib/inkkiosk/stick-updates"

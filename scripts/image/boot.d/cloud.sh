@@ -12,15 +12,9 @@ PATH=/usr/bin:/usr/sbin
 export PATH
 shout() { echo "<3>ik-cloud: $*" >/dev/kmsg; }
 
-# The kiosk has the screen when it holds the DRM device open (as in boot.d/updates.sh).
-has_screen() {
-    for f in /proc/1/fd/*; do
-        case $(readlink "$f" 2>/dev/null) in /dev/dri/card*) return 0 ;; esac
-    done
-    return 1
-}
-c=
-while [ "$c" != inkkiosk ] || ! has_screen; do sleep 0.2; read -r c </proc/1/comm; done
+# shellcheck source=scripts/image/kiosk-screen.sh
+. /usr/lib/inkkiosk/kiosk-screen.sh
+wait_for_kiosk_screen
 
 # As the unit's Nice=15 and IOSchedulingClass=idle: the ink and its journal's writes come first.
 renice -n 15 -p $$ >/dev/null

@@ -32,17 +32,11 @@ done
 say() { echo "<5>ik-updates: $*" >/dev/kmsg; }
 shout() { echo "<3>ik-updates: $*" >/dev/kmsg; }
 
-# The kiosk has the screen when it holds the DRM device open (its first frame follows within
-# milliseconds); until then nothing here competes with its start. Everything after runs at a lower
-# priority than the kiosk: an install takes longer rather than slowing the ink.
-has_screen() {
-    for f in /proc/1/fd/*; do
-        case $(readlink "$f" 2>/dev/null) in /dev/dri/card*) return 0 ;; esac
-    done
-    return 1
-}
-c=
-while [ "$c" != inkkiosk ] || ! has_screen; do sleep 0.2; read -r c </proc/1/comm; done
+# Nothing here competes with the kiosk's start; everything after runs at a lower priority than
+# the kiosk: an install takes longer rather than slowing the ink.
+# shellcheck source=scripts/image/kiosk-screen.sh
+. /usr/lib/inkkiosk/kiosk-screen.sh
+wait_for_kiosk_screen
 renice -n 10 -p $$ >/dev/null
 
 read -r modules </usr/lib/inkkiosk/update-modules
@@ -130,7 +124,7 @@ say "slot $slot: the kiosk is ready (uptime $up s: $(cat "$ready" 2>/dev/null));
 sleep "$confirm_after"
 c=
 read -r c </proc/1/comm
-if [ "$c" != inkkiosk ] || ! has_screen || [ ! -e "$ready" ]; then
+if [ "$c" != inkkiosk ] || ! kiosk_has_screen || [ ! -e "$ready" ]; then
     shout "the kiosk is not ready and holding the screen $confirm_after s after it said it was: slot $slot stays unconfirmed"
     exit 1
 fi
