@@ -170,6 +170,7 @@ let package = Package(
                 path: "Tests/InkWorksheetTestSupport"),
 
         .testTarget(name: "InkCoreTests", dependencies: ["InkCore"]),
+        .testTarget(name: "InkCommandLineTests", dependencies: ["InkCommandLine", "InkTestSupport"]),
         .testTarget(name: "InkLogTests", dependencies: ["InkLog", logging]),
         .testTarget(name: "InkRenderTests", dependencies: ["InkCore", "InkRender", "CCairo"]),
         .testTarget(name: "InkInputTests", dependencies: ["CLibInput", logging, "InkCore", "InkInput"]),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs inkkiosk as the board's kiosk: tty1 shows the ink instead of a login prompt.
 #
 #   deploy/install.sh [--dry-run] [--root DIR] [--now] [--profile NAME] [BINARY]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The benchmark: a long recording through the release binaries (`make bench` builds them first:
 # inkkiosk-bench for the figures, inkkiosk for replay), then one page of signatures side by
 # side with Xournal++ (scripts/peer-bench.sh).

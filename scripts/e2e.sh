@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The proof on a real kernel: boots Debian's kernel in QEMU (bochs DRM, uinput devices copied
 # from real hardware), runs `inkkiosk record` on /dev/dri/card0 while scripted pen and finger
 # sessions play, takes the screen with QMP screendump, and checks those pixels on the host.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Coverage-guided fuzzing of inkkiosk's parsers with libFuzzer (docs/FUZZING.md).
 #
 #   scripts/fuzz.sh [--short] [--seconds N] [--runs N] [TARGET...]

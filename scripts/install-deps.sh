@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what inkkiosk needs to build, test and export on Debian 12 (qpdf judges the signed
 # PDFs in the tests, pdfsig and pyHanko their PAdES signatures; libssl-dev is what the signature's
 # CMS links, libcurl4-openssl-dev the agents' HTTP client, libexpat1-dev the WebDAV answers' parser, libqrencode-dev the enrolment's QR code, zbarimg reads it back in the tests); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """inkkiosk and Xournal++ side by side on one page of signatures (scripts/peer-bench.sh).
 
 Times `inkkiosk replay PAGE.inklog --png` and `xournalpp -i ... --export-png-width=1920 PAGE.xopp`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Side by side with Xournal++ (Debian's xournalpp): one 1920x1080 page of 60 signatures, written
 # as an .inklog and as a .xopp, turned into a PNG by each program, alternately, RUNS times each
 # (default 7); medians and their ratio, then the same for SVG and PDF. Both pictures are checked:

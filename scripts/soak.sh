@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The soak benchmark (`make soak` builds first): each day in its own process, so that one
 # day's memory figures do not start where the other's ended. The journal and outbox go to
 # SOAK_DIR (default: a fresh directory under /var/tmp, a disk like the kiosk's).

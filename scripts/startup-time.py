@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Start-up time of a command: runs it N times (default 30) and prints the median, the fastest
 and the slowest wall time (process start to exit), after one untimed run that warms the page
 cache. For the kiosk binary's own start (loader, Swift runtime, argument parsing):

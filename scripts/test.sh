@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make test` after the release build: every part, in two lanes that run at the same time.
 #
 #   vm     the VM proofs, at normal priority: QEMU emulating a machine in software keeps about one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a part of `make test` and appends its time to out/test/times.txt.
 #   scripts/timed.sh NAME COMMAND [ARG …]
 set -uo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PDF helper's cage and its channel to the kiosk: seccomp (libseccomp), Landlock,
  * no_new_privs, spawning into a session of its own, and descriptors passed over a socket.
  * Thin wrappers: prctl, syscall and seccomp_rule_add are variadic, Landlock's structs are

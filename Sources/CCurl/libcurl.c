@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcurl, loaded the first time the HTTP client needs it, not by the loader at every start:
  * the kiosk's own process never makes a request, so it never maps libcurl and what it links
  * (OpenSSL's libssl, nghttp2, libssh2, …); only `inkkiosk update-agent` does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include <stdint.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>

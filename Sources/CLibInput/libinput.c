@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libinput, loaded when the seat is opened (ik_libinput_load, on the seat's thread, after the
  * first frame), not by the loader at every start: with what it links (libwacom, glib, gobject,
  * gudev, libevdev, mtdev, pcre2, libffi) it was nine of the kiosk's 35 libraries, about 30-40 ms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcrypto (OpenSSL 3), loaded the first time a signature needs it, not by the loader at every
  * start: it is the largest library the kiosk links (4.7 MB, two thirds of the relocations the
  * loader applies at start-up), and a kiosk without [signature] sign_with never calls it.

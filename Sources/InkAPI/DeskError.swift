@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the desk refuses, each mapped to one HTTP status by the API.
 public enum DeskError: Error, Equatable, CustomStringConvertible {
     /// A capture is already waiting; one signer, one screen.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import Glibc
 import InkAPI
@@ -7,6 +8,8 @@ import InkLoop
 /// An HTTP/1.1 client on a bare blocking socket, for the API's load benchmark and its tests:
 /// it sends whatever bytes it is given (a megabyte of header, half a request, a lie in
 /// Content-Length) and reads answers, each call bounded by a timeout. One thread at a time.
+/// Sendable only to be handed over (tests make it on a thread and get it back through a continuation):
+/// `pending` and `buffer` are unguarded, so the hand-over orders their uses; `fd` is set once in init.
 public final class BlockingClient: @unchecked Sendable {
     public struct Response: Sendable {
         public var status: Int

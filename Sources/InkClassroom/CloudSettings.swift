@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The classroom agent's part of the config file: the `[cloud]` table (InkConfig reads it; the
 /// ranges and the checks are here). Off unless `server` or `share` is set.
 public struct CloudSettings: Equatable, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CExpat
 
 /// One file or folder of a PROPFIND answer: what the hand-out poll and the hand-in need.

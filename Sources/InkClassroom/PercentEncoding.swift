@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// Percent-encoding of WebDAV paths (RFC 3986): a file name with spaces, accents or `#` becomes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The release, as `inkkiosk --version` (and `inkkiosk-bench --version`) prints it and the
 /// Debian packages are named (scripts/deb).
 public enum InkKioskVersion {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// What a config key holds and which values it may take. The reader checks a value against it

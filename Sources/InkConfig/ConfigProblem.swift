@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One thing wrong in a config file: where (file, line, key path) and what.
 public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     public var file: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The config file's reference in Markdown, printed from `ConfigSchema`, the definitions the
 /// reader checks a file against: `inkkiosk config --reference` prints it, docs/CONFIGURATION.md
 /// is it (a test fails when the two differ).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import TOMLKit
 
 /// The config file's `[lockdown]` table: whether keys may leave the kiosk, and the technicians'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The key combination a technician holds to stop a locked-down kiosk, written like
 /// `"ctrl+alt+shift+s"`: at least one modifier (`ctrl`, `alt`, `shift`, `super`; the left or the
 /// right key) and at least one other key. Keys are evdev key codes (linux/input-event-codes.h),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where each key of a TOML file is written: key path → 1-based line. The parser tells the
 /// values, not their lines; a person fixing a config needs the line.
 /// Paths look like `display.rotation`, `tools.pen.width`, `device[1].match`; a table's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Every word the kiosk shows, so a deployment can translate them (`[ui.text]` in the config).
 public struct UIText: Sendable, Equatable {
     // Signature mode

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The kernel command line (`/proc/cmdline`), split as the kernel splits it: words between
 /// spaces, where double quotes keep spaces inside a word and are dropped. A later `key=value`
 /// overrides an earlier one, as the kernel and init scripts read them.

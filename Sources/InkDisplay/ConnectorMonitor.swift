@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLibUdev
 import Glibc
 
@@ -7,9 +8,9 @@ public final class ConnectorMonitor {
     private let monitor: OpaquePointer
 
     public init() throws {
-        guard let udev = udev_new() else { throw DisplayError("cannot create a udev context") }
+        guard let udev = udev_new() else { throw DisplayError.noUdevContext }
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
-            udev_unref(udev); throw DisplayError("cannot listen to udev (is udevd running?)")
+            udev_unref(udev); throw DisplayError.noUdevMonitor
         }
         udev_monitor_filter_add_match_subsystem_devtype(monitor, "drm", nil)
         udev_monitor_enable_receiving(monitor)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLinux
 import Glibc
 import InkCore
@@ -88,12 +89,15 @@ public final class Console {
 
 /// What a crash must undo, kept where a signal handler can reach it without allocating.
 enum ConsoleRestore {
+    // Written once, by `arm` on the thread that takes the console (one per process), before the
+    // crash handlers that read them are installed; afterwards only read (`run`, there or in a handler).
     nonisolated(unsafe) static var fd: Int32 = -1
     nonisolated(unsafe) static var kdMode: Int32 = 0
     nonisolated(unsafe) static var kbMode: Int32 = 0
 
     /// The crash signals, and what handled them before us (the Swift runtime's backtracer).
     static let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+    /// Each slot is filled by `arm`'s `sigaction` call that installs the handler reading it; never written again.
     nonisolated(unsafe) static var previous: [sigaction] = Array(repeating: sigaction(), count: 32)
 
     static func arm(fd: Int32, kdMode: Int32, kbMode: Int32) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLibDRM
 import Glibc
 import Logging
@@ -87,8 +88,8 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     private static func find(cardPath: String?, connectorName: String?, modeName: String?) throws
         -> (DRMCard, (ConnectorInfo, drmModeModeInfo, UInt32)) {
         let paths = cardPath.map { [$0] } ?? DRMCard.all()
-        guard !paths.isEmpty else { throw DisplayError("no DRM card in /dev/dri (is the GPU driver loaded?)") }
-        var lastError: Error = DisplayError("no connected connector on \(paths.joined(separator: ", "))")
+        guard !paths.isEmpty else { throw DisplayError.noCard(directory: "/dev/dri") }
+        var lastError: Error = DisplayError.noConnectedConnector(cards: paths)
         for path in paths {
             do {
                 let card = try DRMCard(path: path)
@@ -129,15 +130,15 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
             let info = DRMCard.info(c)
             if let connectorName, info.name != connectorName { continue }
             guard info.connected, c.pointee.count_modes > 0 else {
-                if connectorName != nil { throw DisplayError("connector \(info.name) on \(card.path) is not connected") }
+                if connectorName != nil { throw DisplayError.connectorNotConnected(connector: info.name, card: card.path) }
                 continue
             }
             let modes = Self.modes(of: c)
             if let modeName, !modes.contains(where: { Self.candidate($0).matches(modeName) }) {
-                throw DisplayError("\(info.name) has no mode \(modeName) (it has \(info.modes.joined(separator: ", ")))")
+                throw DisplayError.noSuchMode(connector: info.name, mode: modeName, available: info.modes)
             }
             guard let chosen = ModeChoice.choose(from: modes.map(Self.candidate), configured: modeName) else { continue }
-            guard let crtc = crtcFor(c, res, card.fd) else { throw DisplayError("no CRTC can drive \(info.name) on \(card.path)") }
+            guard let crtc = crtcFor(c, res, card.fd) else { throw DisplayError.noCRTC(connector: info.name, card: card.path) }
             return (info, modes[chosen], crtc)
         }
         return nil

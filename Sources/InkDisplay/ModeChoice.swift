@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A mode a connector offers, as far as choosing one goes.
 public struct ModeCandidate: Sendable, Equatable, CustomStringConvertible {
     public var width: Int, height: Int, refresh: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The rules for keeping a screen alive when the kernel refuses it: what to try next after a
 /// failed page flip, a failed mode set or a flip that never completes, and when. Pure: the
 /// display asks it and does the system calls; tests drive it with made-up times.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// Where the canvas (the document, in the pixels of the screen the kiosk started on) lies on

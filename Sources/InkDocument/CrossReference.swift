@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where an object is, as a cross-reference section says.
 public enum CrossReferenceEntry: Sendable, Equatable {
     case free

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the device's signature forbids later updates of its document to change (`[signature]
 /// document_lock`; ISO 32000-1, 12.8.2.2 DocMDP and 12.8.2.4 FieldMDP). A validator judges every
 /// revision after the signature against it and reports a change it does not allow as one that

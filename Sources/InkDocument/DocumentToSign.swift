@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A host's document as one signature request needs it: where the file is, which field (or new
 /// place) the ink goes into, and how much of it the signer must page through first. Made by the
 /// API from a stored document, carried by the desk to the kiosk's screen, and back to the

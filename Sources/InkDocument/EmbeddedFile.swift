@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 
 /// A file carried inside the signed PDF (the ink's capture as InkML, a receipt as XML…): an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The document's embedded files (ISO 32000-2, 7.11.4), grown by an update: each file's stream
 /// and file specification added, and listed in the /EmbeddedFiles name tree of the catalog's
 /// /Names (both made when missing). A key goes into the leaf whose range holds it, in sorted

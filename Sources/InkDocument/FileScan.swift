@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The file read from its first byte to its last, as the format lays it out: the header, then
 /// objects (`12 0 obj … endobj`), cross-reference tables with their trailers, `startxref`,
 /// `%%EOF`, comments and white space, in any order (linearized files and incremental updates mix

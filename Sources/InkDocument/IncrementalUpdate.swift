@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An incremental update (ISO 32000-1, 7.5.6): new and rewritten objects appended after the
 /// original file's last byte, then a cross-reference section for them whose /Prev is the
 /// original's newest section, so the original's bytes stay an exact prefix of the result (what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the ink goes.
 public enum SignatureTarget: Sendable, Equatable {
     /// An existing, unsigned signature field, by its fully qualified name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// An object stream (/Type /ObjStm), decoded once and all its objects parsed at once: the reader

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the kiosk shows (poppler draws it) and what it signs (this reader's objects, which the
 /// update writes back) must be one document. Readers agree on a file whose structure leaves them
 /// nothing to choose; they part where a file is damaged or ambiguous, each repairing it its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A PDF file read defensively and one way only: its cross-reference (tables and streams, every
 /// section of the /Prev chain, the newest entry winning), its trailer, and every object of the
 /// file, parsed once and checked to have one reading (`OneReading`). Nothing is trusted: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a PDF could not be read or updated: what was wrong, where (a byte offset in the file, or
 /// in a decoded stream when the context says so), and what was being read when it happened,
 /// outermost first ("the page tree", "object 12 0"). Every failure of this module is one of these.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How much of anything the reader believes. A PDF comes from outside (a shop's contract, a
 /// stick), so every count, length and depth taken from its bytes is checked against one of
 /// these before it sizes an allocation or a loop; beyond them the read stops with `.tooLarge`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `12 0 R`: an object by its number and generation.
 public struct PDFReference: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var number: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads objects from tokens: direct objects (`12 0 R` as a reference), and indirect objects
 /// (`12 0 obj … endobj`) with their streams. Nesting is bounded by `PDFLimits.maxNesting`, so a
 /// file of a million `[` is an error, not a stack overflow. It reads one way only: a key given

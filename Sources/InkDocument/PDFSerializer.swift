@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Objects as PDF syntax: what the update writes. A rewritten object keeps what the reader
 /// found (names and strings byte for byte, reals at full precision, its entries' order).
 enum PDFSerializer {

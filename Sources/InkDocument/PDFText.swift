@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Text strings (a field's /T, ISO 32000-1, 7.9.2.2): UTF-16BE after the bytes FE FF, UTF-8
 /// after EF BB BF (PDF 2.0), else PDFDocEncoding (Latin-1 but for a few bytes).
 public enum PDFText {

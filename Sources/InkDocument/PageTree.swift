@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One page, as the page tree gives it (with what it inherits from the nodes above it).
 public struct PDFPage: Sendable, Equatable {
     /// 0-based, in the order of the page tree's /Kids.

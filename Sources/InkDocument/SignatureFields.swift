@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where a signature field is drawn: one of its widget annotations.
 public struct SignatureWidget: Sendable, Equatable {
     /// The widget's object (the field's own when field and widget are one dictionary); nil for

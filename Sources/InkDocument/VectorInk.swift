@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// One figure of ink as vector path: segments, and how they are painted.

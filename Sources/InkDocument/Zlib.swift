@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CZlib
 
 /// FlateDecode through zlib: inflate with a bound on what comes out (a few KB of a hostile

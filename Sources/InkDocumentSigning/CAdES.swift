@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import COpenSSL
 
 /// The CMS a PAdES baseline B-B signature's /Contents holds (ETSI EN 319 142-1, 6.3; the CMS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A download's file, opened for appending (created 0600); its size is where a resumed download starts.

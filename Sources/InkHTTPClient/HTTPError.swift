@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// Why a request failed, with the method and URL it was for; libcurl's own code and words when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// When the agent asks the server again. After an answer: the server's `sleep` when it sends
 /// one, else `pollInterval`, held within `sleepBounds`. After a failure (no answer, a 5xx): a
 /// wait that doubles from `firstBackoff` up to `backoffMax`. Every wait is spread by jitter, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One input device as libinput's quirks see it: what the kernel and udev say about it, and
 /// the machine it is in. Plain values, so quirks can be matched without a device.
 public struct DeviceIdentity: Sendable, Equatable {

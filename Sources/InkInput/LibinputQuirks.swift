@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// libinput's device quirks, read the way libinput 1.22 reads them (plus the Match keys later

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLibInput
 import Glibc
 import InkCore
@@ -52,12 +53,12 @@ public final class LibinputSeat {
         self.calibration = calibration
         self.exclusive = exclusive
         try Self.loadLibinput()
-        guard let udev = udev_new() else { throw InputError("cannot create a udev context") }
+        guard let udev = udev_new() else { throw InputError.noUdevContext }
         sink = .allocate(capacity: 1)
         sink.initialize(to: ik_log_sink(fn: nil, ctx: nil))
         guard let li = libinput_udev_create_context(&Self.interface, sink, udev) else {
             udev_unref(udev); sink.deallocate()
-            throw InputError("cannot create a libinput context")
+            throw InputError.noLibinputContext
         }
         self.udev = udev
         self.li = li
@@ -68,7 +69,7 @@ public final class LibinputSeat {
         }, ctx: Unmanaged.passUnretained(self).toOpaque())
         ik_libinput_install_log(li, Self.libinputPriority(for: log.logLevel))
         guard libinput_udev_assign_seat(li, seat) == 0 else {
-            throw InputError("cannot assign libinput to seat '\(seat)' (is udev running, and may this user read /dev/input? root or the 'input' group is needed)")
+            throw InputError.seatRefused(seat: seat)
         }
     }
 
@@ -77,7 +78,7 @@ public final class LibinputSeat {
     static func loadLibinput() throws {
         var error: UnsafePointer<CChar>?
         guard ik_libinput_load(&error) == 0 else {
-            throw InputError(error.map { String(cString: $0) } ?? "cannot load libinput")
+            throw InputError.libinputNotLoaded(reason: error.map { String(cString: $0) })
         }
     }
 
@@ -218,6 +219,8 @@ public final class LibinputSeat {
     }
 
     /// libinput opens device nodes through us; an error is returned as -errno.
+    /// Never written: a `var` only so that `&Self.interface` hands libinput a fixed address, which it
+    /// keeps and only reads, from whichever thread calls into it.
     nonisolated(unsafe) private static var interface = libinput_interface(
         open_restricted: { path, flags, data in
             guard let path else { return -EINVAL }

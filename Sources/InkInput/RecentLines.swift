@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The newest `limit` lines of a log that may run for months; older ones are counted, not kept.
 public struct RecentLines: Sendable {
     public let limit: Int

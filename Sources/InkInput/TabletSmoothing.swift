@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Whether libinput averages a tablet tool's positions (its "smoothing"), and why.
 ///
 /// libinput 1.22 (evdev-tablet.c) smooths every tablet unless an `AttrTabletSmoothing` quirk

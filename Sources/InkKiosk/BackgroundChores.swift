@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import Glibc
 import InkStorage
@@ -8,6 +9,8 @@ import InkCore
 /// a notebook) runs here, one job after another on a thread of its own; each job's outcome
 /// comes back to the kiosk's thread, which `deliver`s it when `wake` says so. `inline` runs
 /// jobs at once, for tests and replay.
+/// Thread safety: `jobs`, `finished`, `running` and `stopping` are used only under `condition`; `wake` is set in
+/// init; `finished`'s closures (not Sendable) run only in `deliver`, on the kiosk's thread.
 public final class BackgroundChores: @unchecked Sendable {
     private let wake: WakeSignal?
     private let condition = Condition()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import InkConfig
 import Glibc
@@ -125,7 +126,7 @@ public final class Kiosk {
     /// nil: opened here.
     public init(options: KioskOptions, trace: StartupTrace = StartupTrace(), display opening: DisplayOpening? = nil) throws {
         if options.screen.mode == .signature && !options.screen.capture.signatureStorageChosen {
-            throw KioskError(KioskConfig.unsealedSignatures)
+            throw KioskError.unsealedSignatures
         }
         self.options = options
         self.trace = trace
@@ -203,9 +204,9 @@ public final class Kiosk {
             report.append("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
             let desk = try SignatureDesk(defaultTimeout: options.screen.api.defaultTimeout, archive: archive)
             let address: APIAddress
-            do { address = try APIAddress.parse(listen) } catch { throw KioskError("signature API: \(error)") }
+            do { address = try APIAddress.parse(listen) } catch { throw KioskError.apiAddress(listen: listen, cause: error) }
             if let refusal = address.refusal(allowRemote: options.screen.api.allowRemote, hasToken: !options.screen.api.tokenNone) {
-                throw KioskError("signature API: \(refusal)")
+                throw KioskError.apiAddressRefused(listen: listen, why: refusal)
             }
             // On TCP a token is always asked for ([api] token = "none" says otherwise, in so many
             // words); at the first start the kiosk makes one. Refused: world-readable, too weak.
@@ -346,7 +347,7 @@ public final class Kiosk {
         notifier?.send(["STOPPING=1"])
         try finish()
         endUpdateSignals(clean: apiFailure == nil && seatFailure == nil)
-        if let apiFailure { throw KioskError(apiFailure) }
+        if let apiFailure { throw KioskError.apiStopped(why: apiFailure) }
         if let seatFailure { throw seatFailure }
     }
 
@@ -369,10 +370,10 @@ public final class Kiosk {
             }
         }
         if let path = update.busyFile {
-            do { busy = try BusyMarker(path: path) } catch { throw KioskError("[update] busy_file: \(error)") }
+            do { busy = try BusyMarker(path: path) } catch { throw KioskError.updateFile(key: "busy_file", cause: error) }
         }
         if let path = update.readyFile {
-            do { try StateFile(path: path).remove() } catch { throw KioskError("[update] ready_file: \(error)") }
+            do { try StateFile(path: path).remove() } catch { throw KioskError.updateFile(key: "ready_file", cause: error) }
         }
     }
 

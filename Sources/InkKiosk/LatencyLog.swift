@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkPipeline
 /// Per-frame latency: from the oldest event the frame shows (its kernel time) to the flip
 /// request, and from the flip request to the flip's completion (vblank). A kiosk runs for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 import InkLoop
 
@@ -5,6 +6,8 @@ import InkLoop
 /// kiosk's start opens the display beside the configuration's read, the journal beside the
 /// pipeline's set-up, and the seat (libinput loaded, its quirks and udev's devices read) after the
 /// first frame, while the loop goes on.
+/// `result` is used only under `done`, which also hands the value (Sendable or not) from the making thread,
+/// done with it by then, to the taker.
 public final class StartedElsewhere<Value>: @unchecked Sendable {
     private let done = Condition()
     private var result: Result<Value, any Error>?
@@ -40,7 +43,8 @@ public final class StartedElsewhere<Value>: @unchecked Sendable {
     }
 }
 
-/// Carries a closure that is not Sendable to the one thread that runs it.
+/// Carries a closure that is not Sendable to the one thread that runs it. The creating thread never
+/// calls it (it calls `make` itself only when no thread was started).
 private struct UncheckedBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }

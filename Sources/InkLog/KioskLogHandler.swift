@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 import Logging
+import Synchronization
 
 /// The kiosk's swift-log handler: one line per message line on stderr, with journald's priority
 /// prefix when stderr is the journal (`JournalStream`), else the level's name. The threshold is
@@ -65,11 +67,10 @@ public enum KioskLogging {
 }
 
 /// The threshold, read by every thread that logs and set by the one that reads the config.
-private final class LevelBox: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Logger.Level = .info
-    func get() -> Logger.Level { lock.withLock { value } }
-    func set(_ level: Logger.Level) { lock.withLock { value = level } }
+private final class LevelBox: Sendable {
+    private let value = Mutex<Logger.Level>(.info)
+    func get() -> Logger.Level { value.withLock { $0 } }
+    func set(_ level: Logger.Level) { value.withLock { $0 = level } }
 }
 
 extension Logger {

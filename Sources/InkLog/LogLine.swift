@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Logging
 
 /// How one message is written to stderr. Under systemd with stderr connected to the journal,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Writes `text` to standard error in one write(2) where the kernel takes it whole (a pipe takes

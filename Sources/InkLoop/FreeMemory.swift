@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLinux
 import Glibc
 import InkCore
@@ -16,6 +17,8 @@ public enum FreeMemory {
     public static func returnNow() -> Bool { malloc_trim(0) != 0 }
 }
 
+/// `asked`, its only mutable state, is read and written under `condition`; the trim thread and
+/// the threads that ask share nothing else.
 private final class Trimmer: @unchecked Sendable {
     static let shared: Trimmer? = {
         let trimmer = Trimmer()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CCage
 import FoundationEssentials
 import Glibc
@@ -14,6 +15,8 @@ public enum CageProbe: String, CaseIterable, Sendable {
     /// file it writes; a page buffer made and sealed as the kiosk makes it), put there before the cage closes.
     static let probed: Int32 = 3
 
+    /// Set once by `prepare`, on the `--try` helper process's only thread, and never read: it only
+    /// keeps the buffer's descriptor open for the probe's life.
     nonisolated(unsafe) private static var buffer: SharedMemory?
 
     public func prepare() throws {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 
 /// What the kiosk asks of its PDF helper: one JSON message on the helper's socket, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CCage
 import CCairo
 import FoundationEssentials
@@ -11,6 +12,9 @@ import InkStorage
 /// the helper, never the kiosk. Started at the first request, started again after it died.
 /// Requests are one at a time (a lock); each waits at most `stuckSeconds` (a write, per page),
 /// after which the helper is killed and the request fails as `.stuck`.
+/// Thread safety: `process`, `generation`, `unused`, `buffer` and `refusal` are used only under `lock`; `runningPID` and
+/// `_waitingFor` under `waitingLock` (read while a request holds `lock`); the rest is set in init. `render` reads the
+/// page buffer after `lock` is released: two threads rendering with one helper would race on its pixels.
 public final class PDFHelper: @unchecked Sendable {
     /// How to start the helper: the kiosk's own binary in helper mode.
     public struct Launch: Sendable, Equatable {
@@ -288,6 +292,8 @@ public final class PDFHelper: @unchecked Sendable {
 
 /// A PDF open in the helper, or to be opened again in a new one after the last died: the
 /// kiosk keeps a copy of the checked file's descriptor for that.
+/// `opened`, `pages` and `title` are written only under its helper's `lock` (`ensureOpen`), where `opened` is
+/// read too; `pages` and `title` are read by the opener once `open` returns. The rest is set in init.
 public final class HelperDocument: @unchecked Sendable {
     let fd: Int32
     let maxPages: Int

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// poppler-glib (Debian's libpoppler-glib8), loaded by the PDF helper (never by the kiosk): a
 /// kiosk that never shows one (a signature kiosk, an appliance built without worksheets)
 /// neither loads nor ships its dozen libraries (11 MB: poppler, NSS, glib's gio, image codecs).
+/// Immutable: only `let`s, C function pointers looked up once in init (`shared`).
 final class Poppler: @unchecked Sendable {
     static let library = "libpoppler-glib.so.8"
 

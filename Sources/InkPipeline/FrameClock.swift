@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Frame deadlines at a fixed rate from a start time. Every event up to a deadline is drawn
 /// in that frame, whatever the digitiser's rate: none is dropped, several are coalesced.
 public struct FrameClock: Sendable {

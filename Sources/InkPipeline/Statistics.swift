@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Median, 99th percentile and maximum of a list of figures.
 public struct Summary: Sendable, Codable, Equatable {
     public var median: Double

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CCairo
 import FoundationEssentials
 import Glibc
@@ -10,15 +11,37 @@ public enum PixelFormat: Sendable {
     var cairo: cairo_format_t { self == .xrgb ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32 }
 }
 
-public struct RenderError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ what: String, _ status: cairo_status_t) {
-        description = "\(what): \(String(cString: cairo_status_to_string(status)))"
+/// Why drawing or writing a picture failed: what was being done, and the library's own status
+/// when one said no (cairo's, zlib's).
+public struct RenderError: Error, CustomStringConvertible, Equatable {
+    public enum Cause: Sendable, Equatable {
+        /// cairo_status_t's value.
+        case cairo(status: UInt32)
+        /// zlib's return code (Z_STREAM_ERROR, Z_BUF_ERROR…).
+        case zlib(status: Int32)
+        /// No library status: a size or an input out of range, a result never made.
+        case refused
     }
-    init(_ description: String) { self.description = description }
+
+    public let what: String
+    public let cause: Cause
+
+    init(_ what: String, _ status: cairo_status_t) { self.what = what; cause = .cairo(status: status.rawValue) }
+    init(_ what: String, zlib status: Int32) { self.what = what; cause = .zlib(status: status) }
+    init(_ what: String) { self.what = what; cause = .refused }
+
+    public var description: String {
+        switch cause {
+        case .cairo(let status): "\(what): \(String(cString: cairo_status_to_string(cairo_status_t(rawValue: status))))"
+        case .zlib(let status): "\(what) (zlib status \(status))"
+        case .refused: what
+        }
+    }
 }
 
 /// An owned cairo image surface in RAM.
+/// Not locked: `size` and `format` are `let`s, and its pixels are drawn by one thread at a time, the surface
+/// being handed over (a chore's outcome, `StrokeRaster`'s join or lock); several read at once only while none draws.
 public final class ImageSurface: @unchecked Sendable {
     let surface: OpaquePointer
     public let size: PixelSize

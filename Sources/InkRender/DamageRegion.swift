@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// The parts of the screen a frame must repaint: whole-pixel rectangles inside the screen,

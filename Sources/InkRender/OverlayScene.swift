@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// What the overlay shows this frame, on top of the ink: nothing here is ever committed.

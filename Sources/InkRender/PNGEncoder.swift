@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CZlib
 import Dispatch
 import FoundationEssentials
@@ -95,7 +96,8 @@ public enum PNGEncoder {
 
     private struct Band { var deflated: Data; var adler: UInt }
 
-    /// The surface's rows, read by several threads at once (never written).
+    /// The surface's rows, read by several threads at once (never written); valid inside `withPixels`,
+    /// which `concurrentPerform` returns within.
     private struct Pixels: @unchecked Sendable { let base: UnsafeRawPointer; let stride: Int }
 
     /// Rows are turned into PNG bytes and deflated this many bytes at a time: a buffer that
@@ -110,7 +112,7 @@ public enum PNGEncoder {
         // Negative window bits: raw deflate, no zlib header or checksum (the caller writes them once).
         var status = deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
                                    zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else { throw RenderError("cannot start zlib (status \(status))") }
+        guard status == Z_OK else { throw RenderError("cannot start zlib", zlib: status) }
         defer { deflateEnd(&stream) }
 
         let groupRows = max(1, groupBytes / rowBytes)
@@ -140,7 +142,7 @@ public enum PNGEncoder {
                         stream.avail_out = UInt32(output.count)
                         status = deflate(&stream, flush)
                         guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                            throw RenderError("zlib could not compress a PNG (status \(status))")
+                            throw RenderError("zlib could not compress a PNG", zlib: status)
                         }
                         deflated.append(output.baseAddress!, count: output.count - Int(stream.avail_out))
                     } while stream.avail_out == 0
@@ -149,7 +151,7 @@ public enum PNGEncoder {
             guard stream.avail_in == 0 else { throw RenderError("zlib left part of a PNG uncompressed") }
             y = group.upperBound
         }
-        guard !last || status == Z_STREAM_END else { throw RenderError("zlib did not finish a PNG (status \(status))") }
+        guard !last || status == Z_STREAM_END else { throw RenderError("zlib did not finish a PNG", zlib: status) }
         return Band(deflated: deflated, adler: adler)
     }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Numbers for papers made anywhere (a worksheet page rendered on another thread): a page's

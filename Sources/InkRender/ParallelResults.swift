@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// Results written by index from several threads, each index once, read when all are done.
+/// `slots` is used only under `lock`; `what` is set in init.
 final class ParallelResults<Value>: @unchecked Sendable {
     private var slots: [Result<Value, any Error>?]
     private let lock = Lock()

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 import CCairo
 import Dispatch
 import FoundationEssentials
 import Glibc
 import InkCore
+import Synchronization
 
 /// Finished strokes drawn off the canvas, each on a small image of its own, on several threads:
 /// what the renderer does when many strokes end at once (a replay that draws only its final
@@ -23,7 +25,9 @@ import InkCore
 /// `ReplayFinalPictureTests` states). Other tools are drawn piece by piece either way.
 enum StrokeRaster {
     /// A stroke's ink, drawn: paint `image` onto the canvas within `clip` with the stroke's opacity.
-    struct Drawn: @unchecked Sendable {
+    /// A value whose image is finished (flushed) before it is handed over, through `ParallelResults`'s or
+    /// `Ahead`'s lock, and only painted from after.
+    struct Drawn: Sendable {
         /// nil when the stroke left no ink on the screen.
         let image: ImageSurface?
         /// Where the layer would be painted: the inked area grown by 2, in whole pixels.
@@ -98,6 +102,8 @@ enum StrokeRaster {
     /// the order handed over (as `FrameRenderer.end` would, with the same calls): no stroke's
     /// pixels wait for the frame, and the painted ones are a prefix of the strokes handed over,
     /// so those left for the frame still go on in order after them.
+    /// Thread safety: its mutable state is used only under `lock`, the rest is set in init; the canvas's pixels
+    /// are drawn on by the one worker (`workers` is 1 then) until `finish`, which waits for it.
     final class Ahead: @unchecked Sendable {
         private let screen: PixelSize
         private let whole: Bool
@@ -236,9 +242,9 @@ enum StrokeRaster {
         }
     }
 
-    private final class Counter: @unchecked Sendable {
-        private var value = 0
-        private let lock = Lock()
-        func take() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
+    /// The next number to take, for every worker at once.
+    private final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+        func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
     }
 }

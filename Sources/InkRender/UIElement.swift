@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// What the kiosk's screens are drawn from: the paper's decorations (a prompt, a signature
@@ -26,7 +27,8 @@ public enum UIElement: Sendable, Equatable {
 public enum TextAlign: Sendable, Equatable { case leading, center, trailing }
 
 /// A picture for the controls, compared by identity (the same picture is not redrawn).
-public final class UIImage: @unchecked Sendable, Equatable {
+/// Immutable: its one stored property is a `let`, a surface only read from once made.
+public final class UIImage: Sendable, Equatable {
     /// Only read once made.
     let surface: ImageSurface
     public init(_ surface: ImageSurface) { self.surface = surface }

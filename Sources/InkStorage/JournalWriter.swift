@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkLoop
 import FoundationEssentials
 import Glibc
@@ -13,6 +14,9 @@ import InkCore
 /// so within two syncs' time; `State` says how long it really took. When the disk refuses
 /// (full, read-only, a failed sync) the edits stay queued, in order, and are retried every
 /// `retryInterval` and whenever new ones arrive; `problem` says why until they are saved.
+/// Thread safety: the queue, the batches, the flags and `State` are used only under `condition`; appends, resets, cuts
+/// and a copy's adoption are serialised by `file`, and `syncing`/`adopting` keep a sync off the descriptor while a copy
+/// replaces it; `journal`, `changed`, `retryInterval` and `syncingNewFile` are set in init, before the threads start.
 public final class JournalWriter: @unchecked Sendable {
     /// What the kiosk thread may read at any time.
     public struct State: Sendable, Equatable {

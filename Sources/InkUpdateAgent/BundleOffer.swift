@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The one RAUC bundle a deployment offers: where it is, how large, its hash and its version.
 public struct BundleOffer: Equatable, Sendable {
     public var actionID: String

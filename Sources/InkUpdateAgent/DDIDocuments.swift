@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 
 /// hawkBit's Direct Device Integration API (DDI v1), the documents the agent reads and writes:

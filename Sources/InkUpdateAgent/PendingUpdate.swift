@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// What the agent writes before it reboots into an update (on the data partition, synced, mode

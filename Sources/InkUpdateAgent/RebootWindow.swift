@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The hours a reboot into an update may happen, "HH:MM-HH:MM" in local time; a window whose end
 /// is before its start runs over midnight ("22:00-05:00"). The start is in the window, the end is not.
 public struct RebootWindow: Equatable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A slot's version as the image and its bundles carry it ("1.0.0", "1.2.0-rc.1", "1.0.0+v2"),
 /// ordered as SemVer orders them: numbers part by part, a pre-release ("-…" or Debian's "~…")
 /// before its release, build metadata ("+…") not ordered (1.0.0+v2 is neither older nor newer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkHTTPClient
 
 /// The update agent's part of the config file's `[update]` table (InkConfig reads it; the ranges

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import Glibc
 import InkCore
@@ -11,6 +12,7 @@ import InkPDFHelper
 /// (opening the file, or drawing page n), kept in `.poppler-strikes` beside the worksheets; a
 /// file with `strikesToRefuse` strikes against one of them is not given to the helper again
 /// (a new copy of the file starts afresh). The same work done again without failing forgives it.
+/// `strikes` (and the strikes file) are used only under `lock`; `directory` is set in init.
 public final class PopplerWatch: @unchecked Sendable {
     public static let strikesToRefuse = 2
     /// Files with strikes, remembered at most (the oldest forgotten first).

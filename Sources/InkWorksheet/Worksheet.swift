@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CCairo
 import FoundationEssentials
 import Glibc
@@ -38,7 +39,8 @@ public struct WorksheetError: Error, CustomStringConvertible, Equatable {
 /// A PDF a teacher handed out, opened to be written on: its pages go under the ink. poppler
 /// reads it in the PDF helper (`PDFHelper`, a caged process); the kiosk holds the checked
 /// file's descriptor, to open it again in a new helper if the last one died.
-public final class Worksheet: @unchecked Sendable {
+/// Immutable after init: only `let`s; `helper`, `watch` and `document` guard their own state.
+public final class Worksheet: Sendable {
     /// What a kiosk opens at most: bigger files or more pages are refused with a message.
     public struct Limits: Sendable, Equatable {
         public var maxBytes = 32 << 20
@@ -130,6 +132,7 @@ public final class Worksheet: @unchecked Sendable {
 /// One page of a worksheet under the ink. The helper draws it into shared memory, which is
 /// painted where the caller's cairo context points (a screen's paper, a thumbnail, a PNG).
 /// Files with vectors (PDF, SVG) are written by the helper itself: `AnnotatedFile`.
+/// `lastFailure` is used only under `lock`; the rest is set in init.
 public final class WorksheetPage: PageBackdrop, @unchecked Sendable {
     public let number: Int
     public let pageWidth: Double

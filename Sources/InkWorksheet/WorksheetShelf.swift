@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Crypto
 import FoundationEssentials
 import Glibc
@@ -35,7 +36,8 @@ public struct WorksheetShelf: Sendable {
     }
 
     /// One PDF as the list shows it: its name and page count and first page, or why it cannot be used.
-    public struct Entry: @unchecked Sendable {
+    /// A value: every field is a `let` of a Sendable type (the thumbnail only read once made) but `checked`, a copy's own.
+    public struct Entry: Sendable {
         public let path: String
         public let name: String
         public let pages: Int

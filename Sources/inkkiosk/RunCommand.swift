@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkConfig
 import ArgumentParser
 import InkCommandLine
@@ -155,18 +156,14 @@ extension KioskFlags {
     }
 }
 
-/// The command line that starts the kiosk on the appliance and under the systemd unit, `run
-/// --config FILE [--journal FILE]` (also as `--config=FILE`), recognised as it is, without
-/// swift-argument-parser: its parse of `run` (32 options, reflected over several times per
-/// parse, and the Swift runtime's first look-ups of every type it meets) took 100 ms of the
-/// kiosk's start under emulation, and 90 ms still for a two-option view of it. Only exactly this
-/// form is taken; any other command line (another flag, a value that starts with "-", an option
-/// twice, --help) goes to the whole command, which parses, checks and reports it as ever, so the
-/// two can never read one command line differently.
+/// `run` on the command line the appliance and the systemd unit use (InkCommandLine's
+/// `ShortRunLine`: why it is read without swift-argument-parser, and which lines it takes).
 struct ShortRunArguments: KioskFlags {
-    var config: String?
-    var journal: String?
+    let line: ShortRunLine
 
+    var config: String? { line.config }
+    var journal: String? { line.journal }
+    var requireConsole: Bool { line.requireConsole }
     var seat: String? { nil }
     var card: String? { nil }
     var connector: String? { nil }
@@ -174,7 +171,6 @@ struct ShortRunArguments: KioskFlags {
     var tty: String? { nil }
     var parsedCalibration: [Float]? { nil }
     var allowVTSwitch: Bool { false }
-    var requireConsole: Bool { false }
     var latencyStats: String? { nil }
     var noPrediction: Bool { false }
     var kioskMode: KioskMode? { nil }
@@ -185,29 +181,8 @@ struct ShortRunArguments: KioskFlags {
     var logLevel: Logger.Level? { nil }
     var serviceKeys: String? { nil }
 
-    /// `arguments` (the program's name first) as `run` with only these options, or nil.
     static func matching(_ arguments: [String]) -> ShortRunArguments? {
-        guard arguments.count > 1, arguments[1] == "run" else { return nil }
-        var short = ShortRunArguments()
-        var rest = arguments.dropFirst(2)
-        while let word = rest.popFirst() {
-            let name: Substring, value: String
-            if let equals = word.firstIndex(of: "=") {
-                name = word[..<equals]
-                value = String(word[word.index(after: equals)...])
-            } else {
-                guard let next = rest.popFirst() else { return nil }
-                name = Substring(word)
-                value = next
-            }
-            guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
-            switch name {
-            case "--config" where short.config == nil: short.config = value
-            case "--journal" where short.journal == nil: short.journal = value
-            default: return nil
-            }
-        }
-        return short
+        ShortRunLine.matching(arguments).map(ShortRunArguments.init(line:))
     }
 
     /// What `RunCommand.run` does with the same flags; errors end the process as the command's would.

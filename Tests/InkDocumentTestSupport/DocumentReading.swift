@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkDocument
 
 /// What a reader makes of a document, as far as a signature depends on it: its pages in order,

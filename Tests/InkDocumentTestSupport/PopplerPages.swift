@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// poppler's word on a document, from `pdfinfo -f 1 -l LAST FILE` (poppler-utils): how many
 /// pages, and each page's size (its crop box, in points) and rotation. poppler draws the review
 /// the signer reads, so its page count and sizes must be ours.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 
 /// qpdf's reading of a document, from its JSON (`qpdf --json --json-stream-data=inline

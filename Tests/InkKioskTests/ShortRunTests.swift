@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Testing
 import InkTestSupport
 
-/// `inkkiosk run --config FILE [--journal FILE]`, the appliance's and the systemd unit's command
-/// line, is parsed on a view of those two options; every other command line by the whole `run`.
+/// `inkkiosk run --config FILE [--journal FILE] [--require-console]`, the appliance's and the systemd unit's command
+/// line, is parsed on a view of those options (InkCommandLine's ShortRunLine); every other command line by the whole `run`.
 /// Both must behave as one command.
 @Suite struct ShortRunCommandLine {
     var binary: String { Fixtures.inkkioskBinary }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkConfig
 import Foundation
 import Glibc
@@ -764,7 +765,7 @@ private func withAPI(_ address: APIAddress = .tcp(host: "127.0.0.1", port: 0), d
             default: continue
             }
         }
-        throw KioskError("no listening socket for \(address)")
+        throw NoListeningSocket(address: "\(address)")
     }
 
     @Test func anAcceptFailureDoesNotStopTheAPI() async throws {
@@ -922,4 +923,10 @@ extension SignatureAPI {
         let outbox = problems("[signature]\noutbox = \"\(dir)/outbox\"\n[api]\nenabled = true\n")
         #expect(outbox.count == 1 && outbox[0].hasPrefix("k.toml:3: api: [api] token_file \(dir)/api.token: the bearer token is too weak"), "\(outbox)")
     }
+}
+
+/// The kiosk holds no listening socket at the address the test expected.
+struct NoListeningSocket: Error, CustomStringConvertible {
+    let address: String
+    var description: String { "no listening socket for \(address)" }
 }

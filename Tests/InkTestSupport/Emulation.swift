@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The arm64 unit tests run under user-mode emulation (qemu-aarch64, `scripts/arm64/test.sh`),

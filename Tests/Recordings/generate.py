@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the synthetic .inklog input recordings used by the tests.
 
 Each recording is one JSON object per line: a header listing the devices,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The signature API probed as a careless or hostile host would use it (run inside the VM;
 scenario.py calls `session_api_probes` after the signature session, check_api.py judges what
 it leaves in WORK). `E2E_ONLY=api scripts/e2e.sh` runs only this part (`api:kill,flood` only

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the VM session's screenshots: what a person would see on the kiosk's screen.
 
     check.py WORK_DIR INKKIOSK_BINARY

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Host checks of the signature API probes (api_probes.py; check.py calls `check_api`).
 
     check_api.py WORK_DIR              the checks alone ("ok"/"FAIL" lines and the figures)

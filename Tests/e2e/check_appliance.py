@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Judges the appliance boot (scripts/appliance/e2e-boot.sh → WORK/appliance/) on the host:
 check.py calls `appliance_checks`; prints the boot figures.
 

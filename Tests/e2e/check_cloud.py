@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host checks of the classroom on the school's cloud (cloud_session.py): the enrolment's QR code as
 a phone reads it off the screen, the hand-in on the server as a PDF with the pen's ink (read back
 with poppler's tools), exactly one file after the server was stopped mid-hand-in, a resubmission

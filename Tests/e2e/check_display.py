@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks of the display-faults session (display_faults.py): the second card's screendumps,
 whose size is the mode the kiosk set, and its log."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks what the document session (documents.py) left: the API's answers, the screens a
 signer saw, and the signed PDFs with independent tools (qpdf, pdftotext, pdftoppm, pdfsig,
 pdfdetach, pyHanko), the sealed pen samples inside them opened with the host's key."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host checks of the durability session (check.py calls `check_durability`): the ink does not
 wait for a slow disk, and kill -9 at random moments loses no stroke the kiosk said was saved."""
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Judges the lockdown session (lockdown.py) on the host: check.py calls `lockdown_checks`.
 
     check_lockdown.py WORK_DIR INKKIOSK_BINARY    only these checks (after lockdown.py alone)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host-side checks of logging_session.py: with JOURNAL_STREAM naming stderr, every line carries
 journald's priority and only warnings and worse pass `[log] level = "warning"` (what
 `journalctl -p warning` would show; the VM has no journald); without it, the level is spelled out."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host checks of the signature and classroom sessions (check.py calls `check_modes`)."""
 import glob
 import hashlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host checks of the worksheet session (modes.worksheet_session): the list, bad files refused
 on screen, the worksheet's pages under the ink, kill -9, and the saved annotated PDF, read
 back with poppler's own tools (pdftotext, pdfinfo, pdftoppm)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The classroom on the school's cloud, on the real kernel: the kiosk and `inkkiosk cloud-agent`
 side by side in the guest, as on a tablet; the school's server (WsgiDAV with TLS and a test CA,
 scripts/classroom/school-cloud.py supervise) on the host, reached as 10.0.2.2 through QEMU's user

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A two-page rental contract, written by hand as PDF 1.7 (no library needed), as a shop's
 system would send it to the signature pad: text on both pages ("RENTAL CONTRACT", clauses),
 and on page 2 two unsigned signature fields (AcroForm /FT /Sig widgets), "customer" and

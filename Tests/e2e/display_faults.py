@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Display faults on a real kernel (run inside the VM by scenario.py; checked by check_display.py).
 
 The kiosk runs on the VM's second card (virtio-gpu, /dev/dri/card1): its monitor can be

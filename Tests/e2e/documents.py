@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A shop's host has a contract signed on the kiosk, through the local API with curl: the PDF
 posted, its pages read with finger taps, the customer signing in its field with the pen,
 two-faced and costly PDFs refused, the signed PDF fetched (from the kiosk's memory: keep_signed_pdf = false), certified by the

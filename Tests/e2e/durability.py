@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ink never waits for storage (run inside the VM; scenario.py imports this, check_durability.py
 checks what it left). The journal lies on a second virtio disk that QEMU throttles to 20
 writes a second, as slow as a cheap SD card; the same five signatures are drawn with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PDFs built to make a reader work: each is valid (one reading, qpdf checks it clean), small on
 disk, and costly to read the naive way. The reader's budget ([limits] document_objects,
 document_inflate_mb, document_seconds, document_pages) must refuse them quickly.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Kiosk lockdown on the real kernel (inside the VM; scenario.py runs `session_lockdown`).
 
 A uinput USB keyboard presses what would leave a kiosk or reach a console:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The kiosk's log levels on the real binary (run inside the VM): `[log] level = "warning"`, a
 damaged journal to provoke a warning, run once with JOURNAL_STREAM naming stderr's device and
 inode (as systemd sets it when stderr is the journal) and once without. The busybox VM has no

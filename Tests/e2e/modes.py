@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The two products in the VM: a signature kiosk driven by a host through the local API (with
 curl, from outside the kiosk's process), and a classroom tablet with pages that survive kill -9.
 scenario.py imports this; check_modes.py checks what it left behind."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pyHanko's verdict on a signed PDF's signatures, and on a copy a later hand changed: page 1's
 text replaced in an incremental update, as a forger would append it (pyHanko writes it, not
 the kiosk). Run with the Python of the venv scripts/install-deps.sh makes.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The pen and finger sessions the VM proof plays on the real kernel (run inside the VM).
 
     scenario.py INKKIOSK_BINARY            the sessions; screenshots via vm-shot

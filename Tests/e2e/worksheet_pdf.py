@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A teacher's worksheet, written by hand as PDF 1.4 (no library needed): on each A4 page the
 heading "Worksheet n" (Helvetica-Bold 36 pt, at 72, 100 pt from the top), a box to write in
 (72, 300 pt from the top, 450 x 200 pt), and optionally up to 20 lines of exercise text below it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The arm64 appliance (out/appliance-arm64/, `scripts/appliance/build.sh --arch arm64`) on
 QEMU's `virt` machine: qemu-system-aarch64 (TCG), virtio-gpu-pci as the screen (the guest's
 virtio_gpu DRM driver: atomic, a cursor plane, dirty-FB), PL011 serial (console=ttyAMA0),

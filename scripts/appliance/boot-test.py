@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Boots the inkkiosk appliance (out/appliance/, from `make appliance`) in QEMU and measures how
 long it takes until the kiosk's first frame is on the screen.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the boot-to-kiosk appliance: a kernel and an initramfs whose /init (busybox sh,
 # scripts/appliance/init.sh) brings up udev and then execs `inkkiosk run` on tty1. No shell,
 # getty or login; nothing else runs but systemd-udevd.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The appliance's data partition as the tests see it from the host (boot-test.py,
 powercut-test.py): an ext4 image with the label /init looks for, and what is on it once the VM
 is gone, read with e2fsprogs' own tools (e2fsck replays the file system's journal first, as the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The arm64 appliance's part of `make test`: installs what is missing (qemu-system-arm,
 # qemu-user-static, the aarch64 cross gcc and binutils, e2fsprogs, …: scripts/vm/fetch-kernel.sh
 # --arch arm64), builds the arm64 boot-to-kiosk image when it is missing or older than the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The appliance's part of `make e2e`: builds the boot-to-kiosk image when it is missing or older
 # than the binary or its recipe, then boots it once with boot-test.py (first frame, white
 # screen, PID 1, a test pen stroke, the data partition checked and mounted, the journal on it).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /init of the inkkiosk appliance (busybox sh as PID 1; scripts/appliance/build.sh puts it into
 # out/appliance/initramfs.cpio.zst). Mounts the API file systems, loads the kernel modules, runs
 # udevd and, while it settles the devices, checks and mounts the data partition on

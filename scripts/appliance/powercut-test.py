@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Power cuts while a customer signs: boots the appliance (out/appliance/, `make appliance`) in
 QEMU again and again on one data disk, has a pen sign and accept signatures, and SIGKILLs QEMU
 at a random moment (no shutdown, no sync: the guest's RAM, page cache and the disk requests in

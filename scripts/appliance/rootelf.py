@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The shared libraries an ELF file of another architecture loads, found inside that
 architecture's root file system (the arm64 appliance: scripts/appliance/build.sh --arch arm64).
 `ldd` runs the program's own loader, which cannot run a foreign ELF; this reads what the loader

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Proves deploy/install.sh and deploy/systemd/inkkiosk.service on a real systemd boot.
 
     python3 scripts/appliance/service-test.py [--binary .build/release/inkkiosk] [--timeout 300]

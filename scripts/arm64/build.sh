@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make arm64`: inkkiosk cross-built for aarch64 on this x86 machine, from Debian's packages only
 # (scripts/arm64/toolchain.sh makes and caches the toolchain).
 #

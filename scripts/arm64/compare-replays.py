@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The same pictures on both architectures: every bundled recording replayed by the x86 build and
 by the arm64 build (under qemu-aarch64-static, against the arm64 root it was linked with), and
 what they write compared.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Starts programs for the arm64 unit tests, natively, outside the emulator.
 
 Under qemu-user, a guest's posix_spawn is a fork of the whole emulator. When the guest has many

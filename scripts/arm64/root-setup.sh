@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The arm64 root's packages are unpacked, not installed (mmdebstrap --variant=extract): no
 # maintainer script runs, since each would run under qemu-user (17 minutes on an idle 2-core
 # machine, 31 to 35 when the Swift builds run beside it). This does, natively or as a few one-shot

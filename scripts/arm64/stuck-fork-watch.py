@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Watches the arm64 unit tests under qemu-user for a copy of the test process stuck before exec.
 
 Under qemu-user a guest's posix_spawn is a fork of the whole emulator. The tests' own programs

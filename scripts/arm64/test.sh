@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The arm64 build's part of `make test`, on this x86 machine:
 #   1. the cross build (scripts/arm64/build.sh --tests): out/arm64/inkkiosk and the unit tests;
 #   2. every bundled recording replayed by both builds, their files compared
@@ -82,11 +83,19 @@ unit_tests() {
     kill "$launcher_pid" 2>/dev/null; wait "$launcher_pid" 2>/dev/null
     rm -rf "$launcher_dir"
     grep -E '^(✘|✔ Test run)' out/arm64/unit-tests.log | tail -n 20
-    # A filter that matches nothing would pass with no test run.
+    # A filter that matches nothing would pass with no test run; a suite named alone must have run.
     if ((status == 0)) && ! grep -qE '^✔ Test run with [1-9][0-9]* tests' out/arm64/unit-tests.log; then
         echo "arm64: no unit test ran (ARM64_UNIT_TEST_MODULES: $UNIT_TEST_MODULES)"
         status=1
     fi
+    local entry
+    for entry in $UNIT_TEST_MODULES; do
+        [[ $entry == *.* ]] || continue
+        if ! grep -q "Suite ${entry#*.} passed" out/arm64/unit-tests.log; then
+            echo "arm64: the suite $entry did not run"
+            status=1
+        fi
+    done
     if ((status == 124 || status == 137)); then
         echo "arm64: the unit tests did not end within $UNIT_TEST_LIMIT s; still running then:"
         unfinished_tests out/arm64/unit-tests.log | sed 's/^/  /'
@@ -110,7 +119,9 @@ slowest_tests() {
 }
 
 # Only the test targets run here are built (Package.swift's INKKIOSK_TEST_TARGETS).
-step "cross build (binary and unit tests)" env INKKIOSK_TEST_TARGETS="$UNIT_TEST_MODULES" scripts/arm64/build.sh --tests
+# (a MODULE.SUITE entry needs its module's target).
+test_targets=$(tr ' ' '\n' <<<"$UNIT_TEST_MODULES" | cut -d. -f1 | sort -u | tr '\n' ' ')
+step "cross build (binary and unit tests)" env INKKIOSK_TEST_TARGETS="$test_targets" scripts/arm64/build.sh --tests
 if [[ -x out/arm64/inkkiosk ]]; then
     step "replays identical to x86" /usr/bin/python3 scripts/arm64/compare-replays.py "$X86" out/arm64/inkkiosk out/arm64/root --out out/arm64/replays
     step "unit tests under qemu-aarch64 (log: out/arm64/unit-tests.log)" unit_tests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The arm64 cross toolchain, from Debian's packages only, made once and cached:
 #
 #   CACHE/arm64/buildroot/   Debian unstable (amd64) with `swiftlang` 6.2.3: the compiler, which

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A class hands in at once: the school's cloud (school-cloud.py: WsgiDAV with TLS) on this machine,
 and `inkkiosk-bench hand-in-load` playing N tablets, each with the cloud agent's own outbox and
 sender, through the class's share link. Prints the tablets' figures (the benchmark's) and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A school's cloud for the tests: WsgiDAV (PyPI) serving folders at Nextcloud's WebDAV paths over
 TLS, with a small stand-in for Nextcloud's Login Flow v2 and remote wipe.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Debian package of inkkiosk for one architecture from an already built binary.
 #
 #   scripts/deb/build.sh ARCH BINARY

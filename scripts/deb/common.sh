@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by scripts/deb/build.sh and scripts/deb/test.sh (sourced, not run).
 
 # deb_need PACKAGE...: installs the Debian packages that are missing (apt-get; `apt-get update`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Proves the Debian packages (scripts/deb/build.sh) on clean Debian roots:
 #
 #   scripts/deb/test.sh [AMD64_BINARY [ARM64_BINARY]]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Boots the appliance's disk image (out/image/, from `make image`) under UEFI in QEMU, twice: the
 first boot must take slot A; the second, since nothing confirmed A's boot, must fall back to B.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the appliance's disk image: a GPT disk that boots under UEFI, with two root slots (A and
 # B) that an update (a RAUC bundle, scripts/image/bundle.sh) replaces one at a time, and the data
 # partition that no update touches.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds a signed RAUC update bundle of the appliance: the slot file system that
 # scripts/image/build.sh puts in slots A and B, for a device to install into its other slot.
 #

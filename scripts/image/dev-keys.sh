@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes, once, the DEVELOPMENT keys for signing update bundles, and prints their directory:
 #   ca.key.pem, ca.cert.pem            a CA (the keyring a development image trusts)
 #   signing.key.pem, signing.cert.pem  a signing key and its certificate, issued by that CA

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The update agent against a real fleet server, on this machine (no VM):
 
     python3 scripts/image/fleet-host-test.py [--binary .build/debug/inkkiosk] [--keep]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A fleet server for the tests: goosebit (PyPI), which speaks Eclipse hawkBit's DDI API, on
 127.0.0.1 over TLS, with a fresh database in a directory of its own.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Updates from a fleet server, in QEMU: goosebit (hawkBit's DDI API, scripts/image/fleet-server.py)
 on this machine's loopback over TLS, the disk image's update agent (`inkkiosk update-agent`,
 started by boot.d/updates.sh once a boot is confirmed) reaching it through QEMU's user network.

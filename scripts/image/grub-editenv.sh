@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /usr/bin/grub-editenv of the disk image (scripts/image/updates.sh): RAUC's grub backend calls
 # `grub-editenv FILE list|set|unset …` on the ESP's grubenv. The ESP is mounted read-only
 # (boot.d/50-updates): FAT has no journal, and a power cut while it is writable can damage it; it

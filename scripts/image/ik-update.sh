@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /usr/bin/ik-update of the disk image (scripts/image/updates.sh): installs an update bundle, or
 # reboots into one, only while the kiosk has no session an update would cut.
 #

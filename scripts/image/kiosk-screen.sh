@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=sh
 # /usr/lib/inkkiosk/kiosk-screen.sh of the disk image, sourced by the boot.d scripts that start
 # work beside the kiosk (updates, the cloud agent): wait_for_kiosk_screen returns once the kiosk

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /usr/lib/inkkiosk/rauc-pre-install of the disk image: RAUC's pre-install handler (system.conf's
 # [handlers]), run by every install whoever starts it (the fleet's agent, a USB stick, a person
 # with `rauc install`) after the bundle's signature and compatible are checked and before a slot

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /usr/lib/inkkiosk/stick-updates of the disk image (scripts/image/updates.sh): updates from a USB
 # stick, for sites without a network. Started by boot.d/updates.sh once this boot is confirmed
 # (/run/inkkiosk/boot-confirmed): during a try boot the other slot is the fallback, and nothing

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Joins standard input and output to a TCP port of this machine, both ways, until either side
 closes: what QEMU's user network runs for each connection a guest opens to a guestfwd address
 (`guestfwd=tcp:10.0.2.100:443-cmd:python3 tcp-relay.py PORT`), so that the image's fixed fleet

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The disk image's part of `make test`: builds the UEFI image (scripts/image/build.sh) from the
 # appliance (built first if it is missing or older than the binary), for a fleet server at
 # https://10.0.2.100 whose TLS certificate the development fleet CA issues (fleet-test's

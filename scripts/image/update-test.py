@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An update in QEMU from a USB stick: the disk image boots slot A, its stick watcher
 (/usr/lib/inkkiosk/stick-updates) finds a signed v2 bundle on a USB stick and installs it into
 slot B with RAUC (the power cut the first time, while RAUC writes the slot), reboots into B, B

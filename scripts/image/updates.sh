@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the update engine of the disk image as a second initramfs archive, which GRUB loads
 # after the appliance's (the kernel unpacks them in order, into one root): RAUC, a minimal
 # D-Bus system bus for it, grub-editenv, the kernel modules an install needs, RAUC's system.conf

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Prints the project's version, as `inkkiosk --version` does (Sources/InkCommandLine/InkKioskVersion.swift),
 # without running a binary (an arm64 one does not run here).
 set -eu

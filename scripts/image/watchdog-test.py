@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A kiosk that hangs resets the machine, and the boot loader falls back: the disk image in QEMU
 with QEMU's i6300esb watchdog (boot-test.py gives every image boot one), whose driver the image loads and the kiosk feeds ([update] watchdog).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the test VM's initramfs: busybox-static, the kernel modules the VM needs (from the
 # kernel package fetch-kernel.sh unpacked) and scripts/vm/guest-init.sh as /init.
 # Cached in ${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/initramfs-<kernel>-<hash>.cpio.gz; the hash

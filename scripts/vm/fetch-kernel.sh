@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches and unpacks the Debian kernel that linux-image-amd64 depends on, for the test VM.
 # Installs the host tools the VM harness needs when they are missing (Debian 12, as root).
 # Idempotent: when the kernel is already unpacked it only prints the path of vmlinuz.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /init of the inkkiosk test VM (runs under busybox sh in the initramfs that
 # build-initramfs.sh makes; run.py boots it).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs one command inside the inkkiosk test VM and exits with its status.
 
     scripts/vm/run.py [options] -- COMMAND_PATH [ARGS...]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Self-test of the test VM: run it with
 #   python3 scripts/vm/run.py -- /work/main/scripts/vm/selftest.sh
 # Checks the DRM card, uinput + udev + libinput (a virtual Wacom pen, pad and touchscreen)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Virtual input devices for the inkkiosk test VM, copied from real hardware.
 
 Creates uinput devices (python3-evdev, Debian's `python3-evdev`) that udev and libinput

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcurl (Debian's libcurl4, the OpenSSL flavour) for the HTTP client (InkHTTPClient): typed
  * wrappers for what Swift cannot call, curl_easy_setopt and curl_easy_getinfo being variadic.
  * The library is loaded the first time a transfer needs it (libcurl.c), not by the loader at

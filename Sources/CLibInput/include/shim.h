@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libinput for InkInput's seat, and udev, which it takes its devices from. libinput is not
  * linked: libinput.c loads it (and libwacom, glib, gobject, gudev, libevdev, mtdev, … with it) when
  * the seat is opened, on the seat's own thread, so that the loader does not map and relocate nine

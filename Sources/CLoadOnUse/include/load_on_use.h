@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A shared library the kiosk does not link but loads the first time it needs it, so that the
  * loader does not map and relocate it (and what it links) at every start: libcrypto, loaded when
  * a signature is first made, and libinput with its stack (libwacom, glib, gobject, gudev, …),

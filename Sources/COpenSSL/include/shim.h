@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenSSL's libcrypto for the PAdES signature (InkDocumentSigning): keys and certificates in
  * PEM, the CMS SignedData, a self-signed device certificate. Thin wrappers for what Swift
  * cannot call: macros (BIO_get_mem_data, OPENSSL_free, EVP_EC_gen, which is variadic beneath)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkDocument
 
 /// What the kiosk itself requires of every document it signs, whatever the host asks

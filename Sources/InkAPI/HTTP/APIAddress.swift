@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Where the signature API listens: a TCP address (IP literal and port) or a unix socket.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkDocument
 
 /// What one client may cost the kiosk: `[api]`'s limits. Every field has a default that a POS

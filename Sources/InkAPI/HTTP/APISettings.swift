@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The local signature API's settings (`[api]`, and `[limits]`'s `document_*`).
 public struct APISettings: Sendable, Equatable {
     public static let defaultAddress = "127.0.0.1:7300"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A client, as the per-client limits count it: its IP address on TCP (an IPv4-mapped IPv6
 /// address as the IPv4 one), its user on the unix socket (every process of a user is one
 /// client there).

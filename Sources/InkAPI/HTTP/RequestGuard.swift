@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// The first handler on a connection, next to the socket: it sees the raw bytes before the HTTP

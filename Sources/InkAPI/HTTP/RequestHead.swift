@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Watches a request's head (line and headers) arrive, byte by byte, before the HTTP decoder
 /// sees it, so that a head too long is refused with the right status while it is still short
 /// enough to cost nothing: a 1 MB header line is 431 after 16 KiB, not after the megabyte.

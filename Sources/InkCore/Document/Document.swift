@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The drawing: finished strokes in paint order, the strokes being drawn, and undo history.
 ///
 /// It also remembers what changed since the renderer last looked (`takeChanges`), so that a

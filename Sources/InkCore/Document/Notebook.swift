@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Pages of drawings, one shown at a time (the classroom's notebook; a signature is one page).
 /// Each page keeps its own undo history.
 public struct Notebook: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The PDF a notebook was opened on, as the journal remembers it: the file may be renamed,
 /// replaced or gone after a restart, so it is known by its content (SHA-256) first.
 public struct WorksheetRef: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What kind of input device a recording or a seat has.
 public enum DeviceKind: String, Sendable, Codable, Equatable {
     case tablet, touch, pad

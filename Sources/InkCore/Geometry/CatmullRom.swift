@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A centripetal Catmull-Rom spline segment from p1 to p2 (p0 and p3 are its neighbours).
 /// It passes through every sample, so a zig-zag keeps its corners, and the centripetal
 /// parameterisation never loops or overshoots at sharp turns as the uniform one does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension Duration {
     /// The duration in seconds, as a Double (for frame timing figures).
     public var inSeconds: Double {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One filled or stroked figure of ink, in screen pixels. The renderer (cairo) and every
 /// export draw exactly these, so screen and files cannot disagree.
 public enum ShapePath: Sendable, Equatable {

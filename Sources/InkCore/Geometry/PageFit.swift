@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A page of a worksheet (its size in PDF points) fitted whole into an area of the screen,
 /// centred: the side that meets the area's first sets the scale, and the other side gets equal
 /// margins. A tall A4 page on a wide screen is as tall as the area, with margins left and right.

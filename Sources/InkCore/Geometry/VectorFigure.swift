@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One figure of ink as a vector path, in screen pixels (y down): its segments, how they are
 /// painted, and the colour. What a stroke is in an SVG, a PDF export or a signed PDF's field:
 /// cairo replays these (InkRender), the PDF writer maps them into a field (InkDocument).

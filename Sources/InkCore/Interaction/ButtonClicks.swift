@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Tells a click (press and release, short) from a hold, per button.
 /// A click is decided on release, so a hold never fires a click action.
 struct ButtonClicks: Sendable {

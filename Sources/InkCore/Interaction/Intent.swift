@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the interaction layer decided an event means, for the document and the screen.
 public enum Intent: Sendable, Equatable {
     case beginStroke(StrokeSource, Brush, Sample)

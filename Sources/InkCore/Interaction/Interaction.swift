@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Pen and finger input → intents. Pen and touch take separate paths, as on the iPad:
 /// the pen draws with the selected tool (its eraser end erases), its buttons switch tools;
 /// a finger draws only while no pen has been used recently ("pencil mode").

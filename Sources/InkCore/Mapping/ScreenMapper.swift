@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Screen rotation of a device, clockwise, as installed.
 public enum Rotation: Int, Sendable, Equatable, CaseIterable {
     case none = 0, quarter = 90, half = 180, threeQuarters = 270

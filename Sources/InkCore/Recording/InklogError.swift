@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a recording could not be read. Always says where: the file and the 1-based line.
 public struct InklogError: Error, CustomStringConvertible, Equatable {
     public var file: String

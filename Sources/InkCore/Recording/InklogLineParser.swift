@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads one `.inklog` event line straight from its bytes into an `InklogLine`: strict JSON (one
 /// object; strings, numbers, true, false, null; nothing after it), with the line format's own
 /// fields and types. A recording has one such line per event, so this is most of a read; it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Extrapolates a stroke about one frame ahead from its recent velocity, so that the ink
 /// seems to stay under the pen tip. Predicted samples are drawn in the overlay only and are
 /// thrown away when the next frame's real samples arrive.

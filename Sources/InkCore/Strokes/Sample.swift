@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which of a sample's values are not measured: fallbacks for axes the tool lacks, or
 /// guesses (prediction, a pressure the digitiser has not reported yet).
 public struct EstimatedProperties: OptionSet, Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A sample as a stroke keeps it: 24 bytes instead of a `Sample`'s 90 and its nib angle's 8.
 /// A classroom day holds half a million of them. Single precision keeps a position within a
 /// ten-thousandth of a pixel on any screen; the time is whole microseconds after the stroke's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where a stroke came from: a pen on a tablet device, or a finger in a touch slot.
 public enum StrokeSource: Sendable, Hashable {
     case pen(device: Int)

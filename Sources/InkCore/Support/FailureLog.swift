@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Log lines for failing system calls that a kiosk can live with, at 60 Hz without a flood:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A line for the log from code that reports instead of logging (the journal's and the outbox's
 /// opening, retention's pruning, a save: storage has no logger), with how much it matters, so
 /// that the log writes it at its level instead of reading "warning: " off the text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// CLOCK_MONOTONIC in seconds: the clock of libinput's event times and DRM's flip times, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A small, fast random generator with a seed (SplitMix64): the same "random" drawing, soak day
 /// or test case on every run, which `SystemRandomNumberGenerator` cannot give.
 public struct SplitMix64: RandomNumberGenerator, Sendable {

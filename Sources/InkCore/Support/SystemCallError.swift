@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A system call that failed: what was tried, on which file or device, and the errno it gave,

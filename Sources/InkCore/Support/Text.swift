@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // String trimming without Foundation's trimmingCharacters(in:) and CharacterSet (Foundation
 // proper, which links ICU; the kiosk links FoundationEssentials only).
 

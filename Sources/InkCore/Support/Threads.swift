@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import Glibc
 
@@ -5,7 +6,8 @@ import Glibc
 // Thread: InkLoop's startThread) are in Foundation proper (which links ICU); the kiosk links
 // FoundationEssentials only.
 
-/// A mutex (as NSLock).
+/// A mutex (as NSLock). Shareable: the pthread mutex is the synchronisation, at a fixed heap address
+/// (`mutex`, set once in init), as pthreads requires.
 public final class Lock: @unchecked Sendable {
     fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -32,6 +34,8 @@ public final class Lock: @unchecked Sendable {
 /// A mutex with a condition variable (as NSCondition). Timed waits run on the monotonic
 /// clock: a board without a clock battery boots in 1970 and has its wall clock set later,
 /// which must not stretch or cut a wait.
+/// Shareable: `cond` is allocated once in init at a fixed address, and every wait passes `mutex`, the
+/// lock its caller holds.
 public final class Condition: @unchecked Sendable {
     private let mutex = Lock()
     private let cond: UnsafeMutablePointer<pthread_cond_t>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A stroke's ink as vector figures, where size and the viewer's work matter more than
 /// matching the screen's pieces one by one: what SVG and PDF exports draw, and what a signed
 /// PDF's field shows. One description, so that the files and the signature cannot disagree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The tool in use and the one before it, for "switch to previous tool".
 public struct ToolSelection: Sendable, Equatable {
     public private(set) var current: ToolKind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import InkConfig
 import InkCore
@@ -246,6 +247,8 @@ extension ClassroomScreen {
 }
 
 /// A worksheet open under the notebook. Its document is used on poppler's thread only.
+/// `painting`, `failed` and `lastPaperBytes` are used only on the kiosk's thread (`keepWorksheetPapers`, outcomes
+/// `deliver`ed by `sheets`); the rest is set in init, on poppler's thread, and handed over by `sheets`.
 final class OpenedWorksheet: @unchecked Sendable {
     /// Papers kept on each side of the page shown.
     static let nearby = 2

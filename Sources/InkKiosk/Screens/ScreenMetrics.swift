@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import InkCore
 
 /// Millimetres on this screen, so touch targets have the same physical size on any panel.

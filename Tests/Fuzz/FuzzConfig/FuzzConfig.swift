@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: a config file's text into the checked config (`KioskConfig.parse`: TOMLKit's
 // parse, then every section's keys, types and ranges, each problem with its line through
 // `TOMLLines`), in memory. Anything may be refused; nothing may trap.

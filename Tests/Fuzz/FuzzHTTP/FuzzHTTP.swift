@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: a connection to the signature API as the server builds it (RequestGuard with
 // its head scanner, NIO's HTTP/1 decoder with pipelining and error handling, RequestHandler, the
 // routes and a fresh desk), on an EmbeddedChannel: the input is what a client sends, in one piece

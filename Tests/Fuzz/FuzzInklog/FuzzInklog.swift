@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: `.inklog` reading. The whole input as a recording (`InklogReader`: the header
 // through JSONDecoder, every event line through `InklogLineParser`, then `EventParser`), and the
 // input as one event line straight into the line parser and its syntax explainer.

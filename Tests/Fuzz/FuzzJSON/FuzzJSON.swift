@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the JSON body check of POST /signatures (`JSONKeyCheck`), then the whole body
 // decode it guards (`StartBody.decode`: the key check, JSONDecoder, the field checks).
 // Anything may be refused; nothing may trap.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: reading a stroke journal (`StrokeJournal.parse`: header, record lengths,
 // CRC-32, the JSON edit, the packed samples after it, the restore of each edit). A mutated
 // record almost never keeps a right CRC, so by default the target writes each record's CRC

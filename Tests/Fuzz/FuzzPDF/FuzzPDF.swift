@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: a host's PDF as `POST /documents` reads it in the kiosk's process (no
 // poppler): the cross-references, the objects, the page tree and the signature fields
 // (`PDFDocument.signable`), a place for the ink (`SignableDocument.place`), and the ink's

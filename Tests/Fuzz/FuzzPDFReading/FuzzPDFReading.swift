@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target, differential: every PDF our reader takes must read as qpdf and poppler read
 // it (the pages, their content streams and resources, boxes, rotation; the signature fields),
 // and qpdf must find nothing to repair in it. Anything else is a crash with both readings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every seed of every fuzz target (Tests/Fuzz/corpus/TARGET, among them each input a fuzzer or a
 // damaged copy once crashed a parser with: regress-*) through the target's own entry function, in
 // the ordinary test build: what `make test` runs instead of a sanitized fuzz build, which costs

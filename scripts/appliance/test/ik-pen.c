@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // TEST ONLY (scripts/appliance/boot-test.py, powercut-test.py): a uinput copy of the Wacom
 // Intuos5 touch M pen (the same device as scripts/vm/uinput_devices.py's Pen), for the
 // appliance, which has no python. Built static into a test archive appended to the appliance's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /usr/lib/inkkiosk/boot.d/60-cloud of the disk image (installed by scripts/image/updates.sh),
 # started in the background by /init (scripts/appliance/init.sh) with its output on the kiosk's
 # log device. The classroom's cloud agent (`inkkiosk cloud-agent`, docs/DEPLOYMENT.md "A class on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /usr/lib/inkkiosk/boot.d/50-updates of the disk image (scripts/image/updates.sh), started in the
 # background by /init (scripts/appliance/init.sh) with its output on the kiosk's log device.
 # Once the kiosk has the screen (so that none of this delays its first frame): loads the modules an
