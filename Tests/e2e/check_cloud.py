@@ -11,6 +11,8 @@ import tempfile
 
 from PIL import Image
 
+from check_modes import red_banner
+
 OWN = "tablet-07-Algebra.pdf"
 OTHER = "tablet-08-Algebra.pdf"
 
@@ -108,9 +110,7 @@ def cloud_checks(work, check, shot, ink_count, W, H):
     check(r["afterConflict"].get(OWN) == teacher, "the file the teacher changed on the server was not overwritten")
     im, p = shot("cloud-conflict")
     if im:
-        red = sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)
-                  if (lambda c: c[0] > 150 and c[1] < 60 and c[2] < 60)(im.getpixel((x, y))))
-        check(red > 20, "the conflict is shown to the pupil, in red", p)
+        check(red_banner(im), "the conflict is shown to the pupil, in red", p)
 
     # Returned work.
     check(r["returnedOnTablet"] == ["tablet-07-Algebra-marked.pdf"],

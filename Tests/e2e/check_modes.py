@@ -11,6 +11,14 @@ import xml.etree.ElementTree as ET
 from PIL import Image
 
 
+def red_banner(im):
+    """A red warning line in the band above the screen's bottom edge (the screens' warnings)."""
+    w, h = im.size
+    hits = sum(1 for x in range(100, w - 100, 20) for y in range(h - 70, h - 20, 10)
+               if (lambda p: p[0] > 150 and p[1] < 60 and p[2] < 60)(im.getpixel((x, y))))
+    return hits > 20
+
+
 def api(work, name):
     path = os.path.join(work, f"api-{name}.json")
     if not os.path.exists(path):
@@ -112,11 +120,6 @@ def check_modes(work, shot, check, px, along, ink_count, darkness, W, H):
     check(code == 400 and "timeout" in json.dumps(body), f"a bad request gets 400 naming the field ({code}, {body})", p)
 
     # --- the journal's disk fills up -------------------------------------------------------
-    def red_banner(im):
-        hits = sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)
-                   if (lambda p: p[0] > 150 and p[1] < 60 and p[2] < 60)(im.getpixel((x, y))))
-        return hits > 20
-
     im, p = shot("disk-full")
     if im:
         check(all(along(im, 0.3, 0.22, 0.78)) and red_banner(im), "disk full: the stroke is drawn and a red warning says so", p)

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 
 from check_durability import latency
+from check_modes import red_banner
 
 from PIL import Image
 
@@ -27,10 +28,6 @@ def worksheet_checks(work, check, shot, ink_count, darkness, W, H):
     def ink_across(im, y):   # the pen's line across the box, page points 150…440
         return all(darkness(im, *page_px(x, y)) > 0.25 or darkness(im, page_px(x, y)[0], page_px(x, y)[1] + 1) > 0.25
                    for x in range(150, 441, 29))
-
-    def red_banner(im):
-        return sum(1 for x in range(100, W - 100, 20) for y in range(H - 70, H - 20, 10)
-                   if (lambda p: p[0] > 150 and p[1] < 60 and p[2] < 60)(im.getpixel((x, y)))) > 20
 
     def log_of(session):
         path = os.path.join(work, f"{session}.log")

@@ -372,13 +372,6 @@ def serve_in_venv(config_path):
 
 # ---------------------------------------------------------------- the host side
 
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def prepare_files(directory):
     """The class folder every account sees (the teacher's, shared with the tablets)."""
     for sub in ("Hand-out", "Hand-in", "Returned"):
@@ -389,7 +382,7 @@ def start(directory, port=None, addresses=("127.0.0.1",), ca_dir=None, plain=Fal
     python = ensure_venv()
     os.makedirs(directory, exist_ok=True)
     prepare_files(directory)
-    port = port or free_port()
+    port = port or fleet_server().free_port()
     host = public_host or addresses[0]
     config = {"directory": directory, "port": port, "ready": os.path.join(directory, "ready")}
     if plain:
