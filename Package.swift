@@ -112,7 +112,7 @@ let package = Package(
         // strictly, each problem with its file, line and key. It imports the modules whose types the
         // settings hold (a sealing key, a device signer, the API's and the palette's); a box below it
         // owns its settings' struct (`APISettings`), the screens' are here (`ScreenSettings` composes them).
-        .target(name: "InkConfig", dependencies: [logging, "InkCore", "InkRender", "InkStorage", "InkAPI", "InkDocumentSigning", "InkUpdateAgent",
+        .target(name: "InkConfig", dependencies: [logging, "InkCore", "InkRender", "InkDisplay", "InkStorage", "InkAPI", "InkDocumentSigning", "InkUpdateAgent",
                                                  "InkClassroom", "InkHTTPClient", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The app: the kiosk's loop, its screens (signature, classroom, draw), lockdown, systemd; it wires
         // the boxes together (a capture's pictures drawn by InkRender for InkStorage, the device signer

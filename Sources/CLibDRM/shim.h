@@ -27,3 +27,4 @@ static inline int ik_drm_destroy_dumb(int fd, uint32_t handle) {
 }
 
 static inline uint32_t ik_drm_format_xrgb8888(void) { return DRM_FORMAT_XRGB8888; }
+static inline uint32_t ik_drm_format_argb8888(void) { return DRM_FORMAT_ARGB8888; }

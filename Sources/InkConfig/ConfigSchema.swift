@@ -3,6 +3,7 @@ import InkAPI
 import InkClassroom
 import InkHTTPClient
 import InkCore
+import InkDisplay
 import InkDocument
 import Logging
 import InkRender
@@ -49,6 +50,9 @@ public enum ConfigSchema {
         ConfigKey("mode", .string, .string(""), "e.g. \"1920x1080\" or \"1920x1080@60\"; \"\" = the screen's preferred mode."),
         ConfigKey("rotation", .rotation, .integer(ink.rotation.rawValue), "How input devices are turned, in degrees."),
         ConfigKey("allow_vt_switch", .bool, .bool(false), "true: Ctrl-Alt-Fn may switch away (the kiosk lets go of the screen)."),
+        ConfigKey("kms", .choice(KMSInterface.allCases.map(\.rawValue)), .string(KMSInterface.auto.rawValue),
+                  "How frames reach the screen: \"atomic\" KMS (one commit of the planes, damage sent with the flip), \"legacy\" KMS, "
+                  + "or \"auto\": atomic where the driver takes it, else legacy. \"atomic\" refuses to start without it."),
     ])
 
     static let input = ConfigSection("input", "The libinput seat, and how fingers and pens are told apart.", [

@@ -4,6 +4,7 @@ import Glibc
 import InkCore
 import InkAPI
 import InkClassroom
+import InkDisplay
 import InkDocument
 import InkDocumentSigning
 import InkStorage
@@ -19,6 +20,8 @@ public struct KioskConfig: Sendable {
     public var connector: String?
     public var mode: String?
     public var allowVTSwitch: Bool?
+    /// `[display] kms`: atomic or legacy KMS (nil: auto, or what the command line says).
+    public var kms: KMSInterface?
     public var seat: String?
     public var journal: String?
     /// `[storage] damaged_keep`, `damaged_days`: journals put aside as unreadable.
@@ -63,6 +66,7 @@ public struct KioskConfig: Sendable {
             c.mode = r.string("mode", in: t, of: S.display).flatMap { $0.isEmpty ? nil : $0 }
             c.ink.rotation = r.rotation("rotation", in: t, of: S.display)
             c.allowVTSwitch = r.bool("allow_vt_switch", in: t, of: S.display)
+            c.kms = r.choice("kms", in: t, of: S.display)
         }
         if let t = r.table("log", in: root, at: "") {
             r.only(S.log, in: t)

@@ -40,6 +40,14 @@ public final class DRMCard {
         return v.pointee.name.map { String(cString: $0) } ?? "?"
     }
 
+    /// Whether the driver has atomic KMS, asked by taking the capability and giving it back (this
+    /// file then sees the legacy interface only, as before).
+    public var hasAtomicKMS: Bool {
+        guard drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0 else { return false }
+        _ = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 0)
+        return true
+    }
+
     public func connectors() -> [ConnectorInfo] {
         guard let res = drmModeGetResources(fd) else { return [] }
         defer { drmModeFreeResources(res) }

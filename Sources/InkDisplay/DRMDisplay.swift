@@ -32,6 +32,9 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     /// Where the canvas lies on the screen now plugged in.
     public private(set) var placement: ScreenPlacement
     private let crtcID: UInt32
+    /// The kernel calls that show the buffers: atomic or legacy KMS (`kms`, and what the driver takes).
+    private var backend: ScanoutBackend
+    private let kms: KMSInterface
     private let configuredMode: String?
     private var mode: drmModeModeInfo
     private var buffers: [DumbBuffer] = []
@@ -39,7 +42,6 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     private var retired: [DumbBuffer] = []
     private var front = 0
     private var savedCrtc: UnsafeMutablePointer<drmModeCrtc>?
-    private var dirtyFBSupported = true
     private var recovery = ScanoutRecovery()
     private var failures = FailureLog()
     private var lastModeSetErrno: Int32 = 0
@@ -47,18 +49,22 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     public private(set) var connected = true
     /// Counts since start, for the log and tests.
     public private(set) var failedFlips = 0, failedModeSets = 0, flipTimeouts = 0, modeSets = 0
-    private lazy var cursor = DRMCursor(fd: card.fd, crtc: crtcID, log: log)
     /// Called when a flip completes, with the vblank time (CLOCK_MONOTONIC seconds).
     public var onFlipComplete: ((Double) -> Void)?
     /// Where the display says what went wrong and what it does about it.
     public var log = Logger(label: "inkkiosk.display")
 
     /// `blank`: the colour the picture and the buffers start with (the paper a first frame shows).
+    /// `kms`: which interface shows them (`KMSInterface`); `.atomic` throws where the driver has none.
     public init(cardPath: String? = nil, connectorName: String? = nil, modeName: String? = nil,
-                blank: RGBA = RGBA(0, 0, 0, 1)) throws {
+                blank: RGBA = RGBA(0, 0, 0, 1), kms: KMSInterface = .auto) throws {
         let (card, found) = try Self.find(cardPath: cardPath, connectorName: connectorName, modeName: modeName)
         self.card = card
-        (connector, mode, crtcID) = found
+        let crtcIndex: Int
+        (connector, mode, crtcID, crtcIndex) = found
+        self.kms = kms
+        backend = try Self.backend(kms, card: card, crtc: crtcID, crtcIndex: crtcIndex, connector: found.0,
+                                   log: Logger(label: "inkkiosk.display"))
         configuredMode = modeName
         size = PixelSize(width: Int(mode.hdisplay), height: Int(mode.vdisplay))
         placement = ScreenPlacement(canvas: size, screen: size)
@@ -84,9 +90,30 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
         fill(buffers[1 - front], from: screen)
     }
 
+    /// The scanout interface `kms` asks for, as far as the driver has it.
+    private static func backend(_ kms: KMSInterface, card: DRMCard, crtc: UInt32, crtcIndex: Int,
+                                connector: ConnectorInfo, log: Logger) throws -> ScanoutBackend {
+        if kms == .legacy {
+            return LegacyScanout(fd: card.fd, crtc: crtc, connector: connector.id, driverIsAtomic: card.hasAtomicKMS,
+                                 why: "[display] kms = \"legacy\"", log: log)
+        }
+        do {
+            return try AtomicScanout(fd: card.fd, crtc: crtc, crtcIndex: crtcIndex, connector: connector.id, log: log)
+        } catch {
+            if kms == .atomic { throw DisplayError.atomicUnavailable(card: card.path, reason: error.description) }
+            let driverIsAtomic: Bool
+            if case .capRefused = error { driverIsAtomic = false } else { driverIsAtomic = true }
+            return LegacyScanout(fd: card.fd, crtc: crtc, connector: connector.id, driverIsAtomic: driverIsAtomic,
+                                 why: "no atomic KMS: \(error)", log: log)
+        }
+    }
+
+    /// How the frames reach the screen, for the start-up line: "atomic KMS (primary plane 31, …)".
+    public var scanout: String { backend.summary }
+
     /// The first card (or the named one) with a connected connector (or the named one).
     private static func find(cardPath: String?, connectorName: String?, modeName: String?) throws
-        -> (DRMCard, (ConnectorInfo, drmModeModeInfo, UInt32)) {
+        -> (DRMCard, (ConnectorInfo, drmModeModeInfo, UInt32, Int)) {
         let paths = cardPath.map { [$0] } ?? DRMCard.all()
         guard !paths.isEmpty else { throw DisplayError.noCard(directory: "/dev/dri") }
         var lastError: Error = DisplayError.noConnectedConnector(cards: paths)
@@ -100,6 +127,7 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     }
 
     deinit {
+        backend.shutDown()
         if let saved = savedCrtc {
             var connectorID = connector.id
             // A display that never set its mode (one opened beside the config and not used) has nothing to restore.
@@ -119,7 +147,7 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     public var fileDescriptor: Int32 { card.fd }
 
     private static func pick(_ card: DRMCard, connectorName: String?, modeName: String?) throws
-        -> (ConnectorInfo, drmModeModeInfo, UInt32)? {
+        -> (ConnectorInfo, drmModeModeInfo, UInt32, Int)? {
         guard let res = drmModeGetResources(card.fd) else {
             throw SystemCallError("read the KMS resources (drmModeGetResources) of", path: card.path)
         }
@@ -138,8 +166,11 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
                 throw DisplayError.noSuchMode(connector: info.name, mode: modeName, available: info.modes)
             }
             guard let chosen = ModeChoice.choose(from: modes.map(Self.candidate), configured: modeName) else { continue }
-            guard let crtc = crtcFor(c, res, card.fd) else { throw DisplayError.noCRTC(connector: info.name, card: card.path) }
-            return (info, modes[chosen], crtc)
+            guard let crtc = crtcFor(c, res, card.fd),
+                  let index = (0..<Int(res.pointee.count_crtcs)).first(where: { res.pointee.crtcs[$0] == crtc }) else {
+                throw DisplayError.noCRTC(connector: info.name, card: card.path)
+            }
+            return (info, modes[chosen], crtc, index)
         }
         return nil
     }
@@ -212,15 +243,14 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     private func flip(_ frame: ImageSurface, at t: Double) {
         let backIndex = 1 - front
         let back = buffers[backIndex]
-        fill(back, from: frame)
+        let damage = fill(back, from: frame)
         let what = "page flip on \(connector.name)"
-        let r = drmModePageFlip(card.fd, crtcID, back.framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT),
-                                Unmanaged.passUnretained(self).toOpaque())
-        guard r == 0 else {
+        let outcome = backend.flip(to: back, damage: damage, event: Unmanaged.passUnretained(self).toOpaque())
+        if case .failed(let e) = outcome {
             failedFlips += 1
             let forced = recovery.flipFailed(at: t)
-            if let line = failures.failed(what, errno: -r, now: t) { log.warning("\(line); the frame is kept for the next one") }
-            if -r == EACCES || -r == EPERM { regainMaster() }
+            if let line = failures.failed(what, errno: e, now: t) { log.warning("\(line); the frame is kept for the next one") }
+            if e == EACCES || e == EPERM { regainMaster() }
             if forced {
                 log.warning("\(recovery.settings.flipFailuresBeforeModeSet) page flips in a row failed on \(connector.name): setting the mode \(modeName) again")
             }
@@ -239,13 +269,24 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
         fill(target, from: frame)
         // Refused for want of master last time: take it first, so the try after it is freed succeeds.
         if lastModeSetErrno == EACCES || lastModeSetErrno == EPERM { regainMaster() }
-        var connectorID = connector.id
-        let r = drmModeSetCrtc(card.fd, crtcID, target.framebuffer, 0, 0, &connectorID, 1, &mode)
-        lastModeSetErrno = -r
-        guard r == 0 else {
+        var outcome = backend.setMode(mode, showing: target)
+        if case .refusedByTest(let e) = outcome {
+            if kms == .auto {
+                log.warning("atomic KMS refuses \(modeName) on \(connector.name) in a test commit (\(Errno.describe(e))): using legacy KMS")
+                backend = LegacyScanout(fd: card.fd, crtc: crtcID, connector: connector.id, driverIsAtomic: true,
+                                        why: "atomic KMS refused the mode in a test commit: \(Errno.describe(e))", log: log)
+                outcome = backend.setMode(mode, showing: target)
+            } else {
+                log.error("[display] kms = \"atomic\": the driver refuses \(modeName) on \(connector.name) in a test commit")
+                outcome = .failed(errno: e)
+            }
+        }
+        lastModeSetErrno = 0
+        if case .failed(let e) = outcome {
+            lastModeSetErrno = e
             failedModeSets += 1
             let delay = recovery.modeSetFailed(at: t)
-            if let line = failures.failed(what, errno: -r, now: t) {
+            if let line = failures.failed(what, errno: e, now: t) {
                 log.error("\(line)\(String(cFormat: "; retrying in %.1f s (then up to every %.0f s)", delay, recovery.settings.maxBackoff))")
             }
             return
@@ -293,30 +334,14 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
         front = 0
     }
 
-    /// Brings a buffer up to date with the frame and tells the driver what changed.
-    private func fill(_ buffer: DumbBuffer, from frame: ImageSurface) {
+    /// Brings a buffer up to date with the frame; returns the screen rectangles written (what
+    /// the driver is told changed).
+    @discardableResult
+    private func fill(_ buffer: DumbBuffer, from frame: ImageSurface) -> [Rect] {
         let rects = buffer.stale.take()
-        guard !rects.isEmpty else { return }
+        guard !rects.isEmpty else { return [] }
         frame.withPixels { data, stride in buffer.copy(from: data, stride: stride, rects: rects, placement: placement) }
-        if dirtyFBSupported { markDirty(buffer, rects.compactMap(placement.screenRect)) }
-    }
-
-    /// Some drivers (virtual and USB displays) only update what they are told is dirty.
-    private func markDirty(_ buffer: DumbBuffer, _ rects: [Rect]) {
-        guard !rects.isEmpty else { return }
-        var clips = rects.map { r in
-            drmModeClip(x1: UInt16(max(0, r.minX)), y1: UInt16(max(0, r.minY)),
-                        x2: UInt16(min(Double(buffer.width), r.maxX)), y2: UInt16(min(Double(buffer.height), r.maxY)))
-        }
-        let r = drmModeDirtyFB(card.fd, buffer.framebuffer, &clips, UInt32(clips.count))
-        let what = "marking framebuffer \(buffer.framebuffer) dirty (DirtyFB) on \(connector.name)"
-        if r == -ENOSYS || r == -EOPNOTSUPP {
-            dirtyFBSupported = false   // the driver scans out the buffer as it is
-        } else if r != 0 {
-            if let line = failures.failed(what, errno: -r, now: now()) { log.warning("\(line); the flip shows the buffer anyway") }
-        } else if failures.isFailing(what), let line = failures.succeeded(what, now: now()) {
-            log.notice("\(line)")
-        }
+        return rects.compactMap(placement.screenRect)
     }
 
     /// Reads page-flip completions.
@@ -343,12 +368,15 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
 
     public var cursorSize: Int { DRMCursor.size }
     /// A scaled canvas would need a scaled cursor image: the overlay draws the preview instead.
-    public var hasCursorPlane: Bool { cursor.supported && !placement.isScaled }
+    public var hasCursorPlane: Bool { backend.cursor != nil && !placement.isScaled }
     public func showCursor(_ image: ImageSurface, hotspot: (x: Int, y: Int), at location: Point) -> Bool {
-        modeSets > 0 && connected && !placement.isScaled && cursor.show(image, hotspot: hotspot, at: placement.screenPoint(location))
+        guard modeSets > 0, connected, !placement.isScaled, let cursor = backend.cursor else { return false }
+        return cursor.show(image, hotspot: hotspot, at: placement.screenPoint(location))
     }
-    public func moveCursor(to location: Point, hotspot: (x: Int, y: Int)) { cursor.move(to: placement.screenPoint(location), hotspot: hotspot) }
-    public func hideCursor() { cursor.hide() }
+    public func moveCursor(to location: Point, hotspot: (x: Int, y: Int)) {
+        backend.cursor?.move(to: placement.screenPoint(location), hotspot: hotspot)
+    }
+    public func hideCursor() { backend.cursor?.hide() }
 
     // MARK: connector
 

@@ -16,6 +16,8 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
     case noSuchMode(connector: String, mode: String, available: [String])
     /// Every CRTC that could drive the connector is taken.
     case noCRTC(connector: String, card: String)
+    /// `[display] kms = "atomic"`, and the card cannot do it (the reason says what is missing).
+    case atomicUnavailable(card: String, reason: String)
 
     public var description: String {
         switch self {
@@ -26,6 +28,7 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
         case .connectorNotConnected(let connector, let card): "connector \(connector) on \(card) is not connected"
         case .noSuchMode(let connector, let mode, let available): "\(connector) has no mode \(mode) (it has \(available.joined(separator: ", ")))"
         case .noCRTC(let connector, let card): "no CRTC can drive \(connector) on \(card)"
+        case .atomicUnavailable(let card, let reason): "[display] kms = \"atomic\", but \(card) has no atomic KMS for it: \(reason)"
         }
     }
 }

@@ -3,6 +3,7 @@ import CLibDRM
 import Glibc
 import Logging
 import InkCore
+import InkRender
 
 /// A dumb buffer registered as a framebuffer and mapped into our memory. Scanout memory is
 /// often uncached: it is only ever written, row by row, never read.
@@ -20,16 +21,18 @@ final class DumbBuffer {
     /// Where a failure to free it is reported.
     var log = Logger(label: "inkkiosk.display")
 
-    init(fd: Int32, width: Int, height: Int) throws {
+    /// `format`: XRGB8888 for frames, ARGB8888 for a cursor plane's image.
+    init(fd: Int32, width: Int, height: Int, format: UInt32 = ik_drm_format_xrgb8888()) throws {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
         guard ik_drm_create_dumb(fd, UInt32(width), UInt32(height), &handle, &pitch, &size) == 0 else {
             throw SystemCallError("create a \(width)x\(height) dumb buffer (DRM_IOCTL_MODE_CREATE_DUMB)")
         }
         var fb: UInt32 = 0
         var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
-        let added = drmModeAddFB2(fd, UInt32(width), UInt32(height), ik_drm_format_xrgb8888(), &handles, &pitches, &offsets, &fb, 0)
+        let added = drmModeAddFB2(fd, UInt32(width), UInt32(height), format, &handles, &pitches, &offsets, &fb, 0)
         guard added == 0 else {
-            let failure = SystemCallError("add an XRGB8888 framebuffer (drmModeAddFB2)", errno: -added)
+            let name = format == ik_drm_format_argb8888() ? "ARGB8888" : "XRGB8888"
+            let failure = SystemCallError("add an \(name) framebuffer (drmModeAddFB2)", errno: -added)
             _ = ik_drm_destroy_dumb(fd, handle)
             throw failure
         }
@@ -49,6 +52,15 @@ final class DumbBuffer {
         let removed = drmModeRmFB(fd, framebuffer)
         if removed != 0 { log.warning("removing framebuffer \(framebuffer) failed: \(Errno.describe(-removed))") }
         if ik_drm_destroy_dumb(fd, handle) != 0 { log.warning("destroying dumb buffer \(handle) failed: \(Errno.describe(errno))") }
+    }
+
+    /// Writes an image's rows (ARGB, `stride` bytes each) at the top left; the rest is made transparent.
+    func write(_ image: ImageSurface) {
+        memset(pixels, 0, size)
+        let rows = min(image.size.height, height), cols = min(image.size.width, width)
+        image.withPixels { data, stride in
+            for y in 0..<rows { memcpy(pixels + y * pitch, data + y * stride, cols * 4) }
+        }
     }
 
     /// Writes black into screen rectangles (the borders around a canvas that does not fill the screen).
@@ -117,7 +129,7 @@ final class DumbBuffer {
                 let n = ys.count * xs.count
                 row[x - x0] = UInt32((r + n / 2) / n) << 16 | UInt32((g + n / 2) / n) << 8 | UInt32((b + n / 2) / n)
             }
-            row.withUnsafeBytes { memcpy(pixels + y * pitch + x0 * 4, $0.baseAddress!, $0.count) }
+            row.withUnsafeBytes { _ = memcpy(pixels + y * pitch + x0 * 4, $0.baseAddress!, $0.count) }
         }
     }
 }

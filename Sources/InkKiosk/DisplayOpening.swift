@@ -19,17 +19,19 @@ public final class DisplayOpening {
         public var card: String?
         public var connector: String?
         public var mode: String?
-        public init(card: String?, connector: String?, mode: String?) {
+        public var kms: KMSInterface
+        public init(card: String?, connector: String?, mode: String?, kms: KMSInterface = .auto) {
             self.card = card
             self.connector = connector
             self.mode = mode
+            self.kms = kms
         }
     }
 
     public init(_ wanted: Choice) {
         self.wanted = wanted
         opening = StartedElsewhere(name: "ink-display-open") {
-            try DRMDisplay(cardPath: wanted.card, connectorName: wanted.connector, modeName: wanted.mode, blank: Self.paper)
+            try DRMDisplay(cardPath: wanted.card, connectorName: wanted.connector, modeName: wanted.mode, blank: Self.paper, kms: wanted.kms)
         }
     }
 
@@ -38,7 +40,7 @@ public final class DisplayOpening {
     func take(for choice: Choice) throws -> DRMDisplay {
         guard choice == wanted else {
             _ = try? opening.take()   // closed here, before the configured card is opened
-            return try DRMDisplay(cardPath: choice.card, connectorName: choice.connector, modeName: choice.mode, blank: Self.paper)
+            return try DRMDisplay(cardPath: choice.card, connectorName: choice.connector, modeName: choice.mode, blank: Self.paper, kms: choice.kms)
         }
         return try opening.take()
     }
@@ -46,5 +48,5 @@ public final class DisplayOpening {
 
 extension KioskOptions {
     /// The screen these options name.
-    var displayChoice: DisplayOpening.Choice { DisplayOpening.Choice(card: card, connector: connector, mode: mode) }
+    var displayChoice: DisplayOpening.Choice { DisplayOpening.Choice(card: card, connector: connector, mode: mode, kms: kms) }
 }

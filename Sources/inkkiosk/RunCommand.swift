@@ -2,6 +2,7 @@
 import InkConfig
 import ArgumentParser
 import InkCommandLine
+import InkDisplay
 import FoundationEssentials
 import Glibc
 import InkKiosk
@@ -9,6 +10,7 @@ import InkLog
 import Logging
 
 extension KioskMode: ExpressibleByArgument {}
+extension KMSInterface: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Where the kiosk runs: the seat, the screen, the console.
@@ -27,6 +29,9 @@ struct KioskArguments: ParsableArguments {
 
     @Option(help: "Mode, e.g. 1920x1080 or 1920x1080@60 (default: the screen's preferred mode).")
     var mode: String?
+
+    @Option(help: "How frames reach the screen: atomic, legacy or auto (default: the config's [display] kms, else auto: atomic where the driver takes it).")
+    var kms: KMSInterface?
 
     @Option(help: "Virtual terminal to take over (default: stdin's VT, else the active one).")
     var tty: String?
@@ -95,6 +100,7 @@ protocol KioskFlags {
     var card: String? { get }
     var connector: String? { get }
     var mode: String? { get }
+    var kms: KMSInterface? { get }
     var tty: String? { get }
     var parsedCalibration: [Float]? { get }
     var allowVTSwitch: Bool { get }
@@ -126,6 +132,7 @@ extension KioskFlags {
         var o = KioskOptions()
         o.seat = seat ?? file.seat ?? o.seat
         o.card = card ?? file.card; o.connector = connector ?? file.connector; o.mode = mode ?? file.mode
+        o.kms = kms ?? file.kms ?? .auto
         o.tty = tty
         o.calibration = parsedCalibration
         o.lockVT = !(allowVTSwitch || file.allowVTSwitch == true)
@@ -168,6 +175,7 @@ struct ShortRunArguments: KioskFlags {
     var card: String? { nil }
     var connector: String? { nil }
     var mode: String? { nil }
+    var kms: KMSInterface? { nil }
     var tty: String? { nil }
     var parsedCalibration: [Float]? { nil }
     var allowVTSwitch: Bool { false }
@@ -280,7 +288,7 @@ func runKiosk(_ flags: some KioskFlags, trace: StartupTrace, readOptions: () thr
     // Before anything takes the console or starts a thread: a SIGTERM during start-up waits
     // for the loop (which restores the console), and no thread but the loop's ever takes one.
     Kiosk.holdTerminationSignals()
-    let display = DisplayOpening(DisplayOpening.Choice(card: flags.card, connector: flags.connector, mode: flags.mode))
+    let display = DisplayOpening(DisplayOpening.Choice(card: flags.card, connector: flags.connector, mode: flags.mode, kms: flags.kms ?? .auto))
     let options = try readOptions()
     trace.mark("configuration")
     do {

@@ -168,6 +168,13 @@ def main():
         failed = results.count(False)
         print(f"e2e (the school's cloud only): {len(results) - failed} passed, {failed} failed")
         return 1 if failed else 0
+    if only_part() == "display":
+        from check_display import display_checks, kms_checks
+        kms_checks(WORK, check)
+        display_checks(WORK, check)
+        failed = results.count(False)
+        print(f"e2e (the display only): {len(results) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     if only_part() == "worksheets":
         from check_worksheets import worksheet_checks
         worksheet_checks(WORK, check, shot, ink_count, darkness, W, H)
@@ -305,7 +312,8 @@ def main():
     logging_checks(WORK, check)
 
     # --- display faults on the second card (display_faults.py, check_display.py) ---------------
-    from check_display import display_checks
+    from check_display import display_checks, kms_checks
+    kms_checks(WORK, check)
     display_checks(WORK, check)
 
     # --- the boot-to-kiosk appliance (scripts/appliance/e2e-boot.sh, check_appliance.py) -------

@@ -3,6 +3,7 @@
 whose size is the mode the kiosk set, and its log."""
 import json
 import os
+import re
 
 from PIL import Image
 
@@ -70,15 +71,44 @@ def display_checks(work, check):
           "with DRM master held by another program, the mode set fails with EACCES and is logged with its errno", log_path)
     recovered = [l for l in log.splitlines() if "works again after" in l and "mode set" in l]
     check(bool(recovered), f"the kiosk survived and set the mode once master was free ({recovered[-1].split('inkkiosk: ')[-1] if recovered else 'never'})", log_path)
+    ebadf = [l for l in log.splitlines() if "Bad file descriptor" in l]
+    check(not ebadf, f"at exit every buffer is freed while the card is open ({len(ebadf)} EBADF lines)", log_path)
     check(log.count("failed: Permission denied (EACCES)") <= 3, f"no log flood: {log.count('failed: Permission denied (EACCES)')} EACCES lines for the whole outage", log_path)
     im, p = load("display-master-back")
     if im and im.size == (1024, 640):
         check(strokes(im, (0.8, 0, 0), [0.25, 0.55, 0.85]), "the whole picture is back, with the stroke drawn while the screen was refused", p)
     path = os.path.join(work, "display-figures.json")
     f = json.load(open(path)) if os.path.exists(path) else {}
-    check(f.get("kioskFramebuffers") == 2, f"after two mode changes the kiosk holds {f.get('kioskFramebuffers')} framebuffers "
-          "on the card (debugfs): the old ones were freed, no leak", path)
+    check(f.get("kioskFramebuffers") == 2, f"after two mode changes the kiosk holds {f.get('kioskFramebuffers')} frame "
+          f"framebuffers on the card (debugfs; and {f.get('kioskCursorFramebuffers')} of the cursor plane): the old ones were freed, no leak", path)
+    hovering, out = f.get("cursorHovering") or {}, f.get("cursorAfterOut") or {}
+    # The pen at the canvas's middle, on the 1440x900 screen at 720,450; the 64x64 preview's hotspot is its centre.
+    pos = hovering.get("pos")
+    check(f.get("cursorPlane") is not None and bool(hovering.get("fb")) and pos is not None and pos[:2] == [64, 64]
+          and abs(pos[2] - (720 - 32)) <= 2 and abs(pos[3] - (450 - 32)) <= 2,
+          f"atomic KMS on virtio-gpu: the hover preview is on the cursor plane ({f.get('cursorPlane')}), committed with the frame, "
+          f"under the pen (kernel state: fb {hovering.get('fb')}, {pos[0]}x{pos[1]} at {pos[2]},{pos[3]}; pen at 720,450)"
+          if pos else f"atomic KMS on virtio-gpu: the hover preview on the cursor plane (kernel state: {hovering or 'none'})", path)
+    check(f.get("cursorPlane") is not None and out.get("fb") == 0,
+          f"after proximity out the cursor plane is off (kernel state: fb {out.get('fb')})", path)
     if f:
         print(f"figure: display faults: replug with 1440x900 → first frame on it (Idle status) {f['replugToIdleMs']:.0f} ms; "
               f"mode change to 1024x640 → Idle {f['modeChangeToIdleMs']:.0f} ms; DRM master freed → mode set "
               f"{f['masterFreedToModeSetMs']:.0f} ms; {recovered[-1].split('inkkiosk: ')[-1] if recovered else ''}")
+
+
+def kms_checks(work, check):
+    """Which KMS interface each session's kiosk said it took (its start-up line): atomic on bochs
+    (session 1) and on virtio-gpu (display faults), legacy where the command line asked for it
+    (session 2)."""
+    def said(name, pattern):
+        path = os.path.join(work, f"{name}.log")
+        text = open(path).read() if os.path.exists(path) else ""
+        m = re.search(pattern, text)
+        return (m.group(0) if m else None), path
+    line, p = said("session1", r"/dev/dri/card0 \(bochs-drm\): atomic KMS \(primary plane \d+, [^)]*\)")
+    check(line is not None, f"bochs takes atomic KMS by default: {line}", p)
+    line, p = said("session2", r"/dev/dri/card0 \(bochs-drm\): legacy KMS \(\[display\] kms = \"legacy\"\)")
+    check(line is not None, f"--kms legacy keeps legacy KMS: {line}", p)
+    line, p = said("display", r"/dev/dri/card1 \(virtio_gpu\): atomic KMS \(primary plane \d+, cursor plane \d+, [^)]*\)")
+    check(line is not None, f"virtio-gpu takes atomic KMS, with its cursor plane: {line}", p)

@@ -20,10 +20,11 @@ it, so the card's change is announced through its uevent file). The session:
 """
 import json
 import os
+import re
 import subprocess
 import time
 
-from scenario import ROOT, Kiosk, WORK, line, say, shot, switch_vt
+from scenario import ROOT, Kiosk, WORK, line, marker, say, shot, switch_vt
 
 CARD = "/dev/dri/card1"
 SCREEN = "screen2"   # run.py's QEMU id of that card
@@ -48,13 +49,37 @@ def monitor(size):
     subprocess.run([os.path.join(ROOT, "scripts", "vm", "vm-monitor"), size], check=True)
 
 
-def kiosk_framebuffers():
-    """How many framebuffers the kiosk holds on the card (debugfs): two, however often the
-    mode changed, if the old ones were freed."""
+def debugfs(name):
     if not os.path.exists("/sys/kernel/debug/dri"):
         subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"], check=True)
-    text = open("/sys/kernel/debug/dri/1/framebuffer").read()
-    return text.count("allocated by = inkkiosk")
+    return open(f"/sys/kernel/debug/dri/1/{name}").read()
+
+
+def kiosk_framebuffers():
+    """How many frame-sized framebuffers (XRGB8888) the kiosk holds on the card (debugfs): two,
+    however often the mode changed, if the old ones were freed; and its cursor plane's (ARGB8888)."""
+    blocks = debugfs("framebuffer").split("framebuffer[")[1:]
+    ours = [b for b in blocks if "allocated by = inkkiosk" in b]
+    return (sum("format=XR24" in b for b in ours), sum("format=AR24" in b for b in ours))
+
+
+def plane_state(plane):
+    """The atomic state of a plane (debugfs `state`): its framebuffer id and where it is on the CRTC."""
+    text = debugfs("state")
+    m = re.search(rf"plane\[{plane}\]:.*?(?=\n\S|\Z)", text, re.S)
+    if not m:
+        return None
+    block = m.group(0)
+    fb = re.search(r"\n\s*fb=(\d+)", block)
+    pos = re.search(r"crtc-pos=(\d+)x(\d+)([+-]\d+)([+-]\d+)", block)
+    return {"fb": int(fb.group(1)) if fb else None,
+            "pos": [int(g) for g in pos.groups()] if pos else None}
+
+
+def cursor_plane(log_path):
+    """The cursor plane the kiosk said it took (its start-up line), or None."""
+    m = re.search(r"atomic KMS \(primary plane \d+, cursor plane (\d+)", open(log_path).read())
+    return int(m.group(1)) if m else None
 
 
 def session_display_faults(binary, pen, touch):
@@ -80,6 +105,22 @@ def session_display_faults(binary, pen, touch):
     pen.stroke(line(0.55, 0.2, 0.8, 40), pressure=0.6)
     pen.out()
     shot("display-1440-drawn", device=SCREEN)
+    # The hover preview on virtio-gpu's cursor plane, committed with the frame (atomic KMS): the
+    # plane's state in the kernel says where it is (QEMU's screendump leaves the cursor out). On
+    # the 1440x900 screen (canvas 1:1 at 80,50), after the fingers: a pen keeps fingers from
+    # drawing for a while (palm rejection).
+    plane = cursor_plane(kiosk.log_path)
+    figures["cursorPlane"] = plane
+    if plane is not None:
+        marker(pen)   # libinput then knows this pen leaves by itself: a still pen stays in proximity
+        frames = kiosk.wait_idle(what="before the hover")
+        pen.hover_in(0.5, 0.5, distance=0.05)
+        kiosk.wait_idle(frames_above=frames, what="the hover's frame")
+        figures["cursorHovering"] = plane_state(plane)
+        frames = kiosk.wait_idle(what="the hover")
+        pen.out()
+        kiosk.wait_idle(frames_above=frames, what="the frame after proximity out")
+        figures["cursorAfterOut"] = plane_state(plane)
 
     frames = kiosk.wait_idle(what="before the mode change")
     start = time.monotonic()
@@ -103,7 +144,7 @@ def session_display_faults(binary, pen, touch):
     kiosk.wait_log(lambda t: "works again after" in t and "the whole picture is back" in t, "the mode set working again")
     figures["masterFreedToModeSetMs"] = (time.monotonic() - freed) * 1000
     shot("display-master-back", device=SCREEN)
-    figures["kioskFramebuffers"] = kiosk_framebuffers()
+    figures["kioskFramebuffers"], figures["kioskCursorFramebuffers"] = kiosk_framebuffers()
     kiosk.stop()
     log = open(kiosk.log_path).read()
     with open(os.path.join(WORK, "display-figures.json"), "w") as f:

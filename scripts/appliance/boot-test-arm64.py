@@ -80,6 +80,8 @@ RESTORED_RE = re.compile(r"inkkiosk: journal (\S+): restored (\d+) edits, (\d+) 
 ACCEPTED_RE = re.compile(r"inkkiosk: signature (\S+): (\d+) files in (\S+)")
 PANIC_RE = re.compile(r"Kernel panic")
 DRM_RE = re.compile(r"@@IK-DRM driver=(\S*)@@")
+# The kiosk's start-up line saying how frames reach the screen (InkDisplay's ScanoutBackend).
+KMS_RE = re.compile(r"inkkiosk: (/dev/dri/\S+) \((\S+)\): (atomic|legacy) KMS \(([^)]*)\)")
 CAGE_RE = re.compile(r"@@IK-CAGE (\S+) (\d+) (.*?)@@")
 # The test hook's probes of the PDF helper's cage, in its order (the first seven: the cage's first proof).
 CAGE_PROBES = ["read-outside", "write-file", "socket", "exec", "signal-parent", "map-executable", "allocate",
@@ -528,6 +530,9 @@ class Run:
             self.check(drv.group(1) == "virtio_gpu",
                        f"boot 1: the kiosk drives {dri.group(1)} {dri.group(2)}x{dri.group(3)} ({dri.group(4)} dpi); "
                        f"its DRM driver: {drv.group(1)}")
+            kms, _, _ = vm.wait_line(KMS_RE, 30, "the kiosk's KMS line")
+            self.check(kms.group(3) == "atomic" and "cursor plane" in kms.group(4) and "no cursor plane" not in kms.group(4),
+                       f"boot 1: virtio-gpu takes atomic KMS with its cursor plane: {kms.group(0).split('inkkiosk: ')[-1]}")
             cage, deadline = {}, time.monotonic() + 180
             while len(cage) < len(CAGE_PROBES) and time.monotonic() < deadline:
                 vm.pump(0.5)
@@ -599,6 +604,8 @@ class Run:
             self.figures["hover"] = {"near": dict(near, distance=0.05), "far": dict(far, distance=0.6), "out": gone}
             nbox = near["box"]
             placed = nbox is not None and nbox[0] - 3 <= cx <= nbox[2] + 3 and nbox[1] - 3 <= cy <= nbox[3] + 3
+            self.check(near["where"] == "cursor plane",
+                       f"(b) hover: the preview is on the cursor plane, committed with the frame (atomic KMS): on the {near['where']}")
             self.check(near["alpha"] >= 0.8 and placed,
                        f"(b) hover: the pen near the tablet (distance 0.05) shows the preview dot at its place, alpha "
                        f"{near['alpha']:.2f} ({near['pixels']} px in {nbox}, pen at {cx:.0f},{cy:.0f}; on the {near['where']})",
