@@ -18,6 +18,8 @@ public struct KioskOptions: Sendable {
     public var card: String? = nil
     public var connector: String? = nil
     public var mode: String? = nil
+    /// Atomic or legacy KMS (`[display] kms`, `--kms`).
+    public var kms = KMSInterface.auto
     public var tty: String? = nil
     /// Calibration matrix for touchscreens and screen tablets (6 numbers, libinput's order).
     public var calibration: [Float]? = nil
@@ -131,148 +133,36 @@ public final class Kiosk {
         self.options = options
         self.trace = trace
         var report: [String] = []
-        // Reading the journal goes on beside the display's and the pipeline's set-up. On a first
-        // start the new file's sync (50-200 ms on an SD card) is the writer thread's, beside the
-        // first frame: there is no ink in it to wait for. Old damaged copies are removed after
-        // the first frame (`pruneDamagedJournals`). A signature's journal holds biometric
-        // samples: it is scrubbed (zeros over them before a cut).
+        // The order and what runs beside what: `KioskStartup`.
         let scrubbing = options.screen.mode == .signature, hosted = scrubbing && options.screen.api.address != nil
-        let journalOpening = options.journalPath.map { path in
-            StartedElsewhere(name: "ink-journal-open") {
-                let journal = try StrokeJournal(path: path, scrubbing: scrubbing, damaged: .unlimited, syncingNewFile: false)
-                if hosted && !journal.recovered.isEmpty {
-                    // The host's request died with the last process: its half-drawn signature goes too.
-                    do { try journal.reset() } catch {
-                        Logger(label: "inkkiosk.journal").warning("cannot empty the journal of the request that ended with the last run: \(error)")
-                    }
-                }
-                return journal
-            }
-        }
+        let journalOpening = KioskStartup.openJournal(path: options.journalPath, scrubbing: scrubbing, hosted: hosted)
         loop = try EventLoop()
-        display = try opening?.take(for: options.displayChoice)
-            ?? DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode, blank: DisplayOpening.paper)
+        display = try KioskStartup.takeDisplay(options, opening: opening)
         self.trace.mark("display")
-        do {
-            console = try Console(path: options.tty, switching: options.lockVT ? .locked : .handled(release: SIGUSR1, acquire: SIGUSR2))
-        } catch {
-            if options.requireConsole { throw error }
-            console = nil
-        }
-        var settings = InteractionSettings(screen: display.size)
-        options.configure(&settings)
-        settings.screen = display.size
-        let deviceSettings = settings, everyDevice = options.calibration
-        let seatName = options.seat, exclusive = options.lockdown
-        openSeat = {
-            try LibinputSeat(seat: seatName, exclusive: exclusive) { name in
-                deviceSettings.device(named: name)?.calibration ?? everyDevice
-            }
-        }
+        console = try KioskStartup.takeConsole(options)
+        let settings = KioskStartup.interactionSettings(options, display: display.size)
+        openSeat = KioskStartup.seatOpener(options, settings: settings)
         seatOpened = try WakeSignal()
         connectors = try? ConnectorMonitor()
         self.trace.mark("console")
-        // Prediction looks one refresh ahead of the real display, not of a nominal 60 Hz.
-        var pipelineOptions = options.screen.pipelineOptions(options.pipeline)
-        if display.refreshHz > 0 { pipelineOptions.fps = Double(display.refreshHz) }
-        pipelineOptions.afterPageChange = { FreeMemory.returnSoon() }
         let metrics = options.screen.metrics(size: display.size, widthMM: display.connector.widthMM)
-        // A classroom's worksheets: the PDF helper is asked from a thread of their own ("sheets").
-        // A host's documents on the signature screen: the same.
-        let readsPDFs = options.screen.mode == .classroom || (options.screen.mode == .signature && options.screen.api.address != nil)
-        screen = options.screen.makeScreen(metrics: metrics, sheets: readsPDFs ? try BackgroundChores.onThread(name: "sheets") : .inline())
-        if options.screen.mode == .signature {
-            // A crash or power cut during an Accept leaves a hidden `.ID.partial/`; no host may take it for a capture.
-            do {
-                let removed = try SignatureCapture.sweep(outbox: options.screen.capture.outbox)
-                if !removed.isEmpty {
-                    log.notice("outbox \(options.screen.capture.outbox): removed \(removed.count) files of unfinished captures: \(removed.joined(separator: ", "))")
-                }
-            } catch {
-                log.warning("outbox: \(error)")
-            }
-            if let key = options.screen.capture.encryptTo { report.append("signatures are stored encrypted to the X25519 key \(key.fingerprint)") }
-            if options.screen.capture.storePlaintext { log.warning("signatures are stored in plaintext ([signature] store_plaintext = true)") }
-        }
+        screen = try KioskStartup.makeScreen(options, metrics: metrics, report: &report, log: log)
         let (booted, bootWarning) = options.kernel.bootedImage()
         if let bootWarning { log.warning("\(bootWarning)") }
         if let booted { report.append("booted from the disk image: \(booted)") }
-        if let listen = options.screen.api.address, let signature = screen as? SignatureScreen {
-            // What the host was told before this start answers again: accepted, interrupted, …
-            let archive = OutboxArchive(outbox: options.screen.capture.outbox, retention: options.screen.capture.outboxRetention)
-            for note in archive.notes { log.note(note) }
-            report.append("signature history: \(archive.restored.count) requests restored from \(options.screen.capture.outbox)")
-            let desk = try SignatureDesk(defaultTimeout: options.screen.api.defaultTimeout, archive: archive)
-            let address: APIAddress
-            do { address = try APIAddress.parse(listen) } catch { throw KioskError.apiAddress(listen: listen, cause: error) }
-            if let refusal = address.refusal(allowRemote: options.screen.api.allowRemote, hasToken: !options.screen.api.tokenNone) {
-                throw KioskError.apiAddressRefused(listen: listen, why: refusal)
-            }
-            // On TCP a token is always asked for ([api] token = "none" says otherwise, in so many
-            // words); at the first start the kiosk makes one. Refused: world-readable, too weak.
-            var token: BearerToken?
-            if options.screen.api.needsToken(address) {
-                let path = options.screen.apiTokenPath
-                let (loaded, created) = try BearerToken.loadOrCreate(path: path, group: options.screen.api.tokenGroup)
-                token = loaded
-                log.notice(Logger.Message(stringLiteral: created ? "signature API: made a new bearer token in \(path) (mode 0640, group \(options.screen.api.tokenGroup ?? UInt32(getegid()))): "
-                                + "hosts send it as Authorization: Bearer <token>"
-                            : "signature API: bearer token from \(path)"))
-            } else if case .tcp = address {
-                log.warning("signature API on \(address) without a bearer token ([api] token = \"none\"): every program on this machine may ask for signatures")
-            }
-            let stopped = try WakeSignal()
-            apiStopped = stopped
-            var files = rlimit()
-            if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0,
-               UInt64(options.screen.api.limits.maxConnections) + Self.ownDescriptors > UInt64(files.rlim_cur) {
-                // Connections would take the descriptors the journal and the outbox need.
-                log.warning(Logger.Message(stringLiteral: "[api] max_connections = \(options.screen.api.limits.maxConnections) and the kiosk's own "
-                    + "\(Self.ownDescriptors) descriptors exceed the open-file limit \(files.rlim_cur): raise LimitNOFILE or lower max_connections"))
-            }
-            let server = SignatureAPIServer(desk: desk, address: address, limits: options.screen.api.limits, token: token,
-                                            access: options.screen.api.access, documentsDirectory: options.screen.apiDocumentsPath,
-                                            documentPolicy: options.screen.capture.documentPolicy, image: booted) { _ in stopped.signal() }
-            try server.startBlocking()
-            signature.serve(desk)
-            api = server
-        } else {
-            api = nil
-            apiStopped = nil
-        }
+        let started = try KioskStartup.startAPI(options, screen: screen, booted: booted, report: &report, log: log)
+        (api, apiStopped) = (started?.server, started?.stopped)
         self.trace.mark("screen")
-        pipeline = try FramePipeline(settings: settings, devices: [], display: display, options: pipelineOptions)
+        pipeline = try KioskStartup.makePipeline(options, settings: settings, display: display, refreshHz: display.refreshHz)
         chores = try BackgroundChores.onThread()
         self.trace.mark("pipeline")
         recorder = options.recordPath.map(SessionRecorder.init)
-        var journal: StrokeJournal?
-        if let journalOpening {
-            do { journal = try journalOpening.take() } catch {
-                log.error("\(error); ink will not survive a restart")
-            }
-        }
-        if let journal {
-            if let warning = journal.warning { log.warning("\(warning)") }
-            for note in journal.notes { log.note(note.about("journal \(journal.path)"), routine: .notice) }
-            if !hosted && !journal.recovered.isEmpty {   // hosted: emptied as it was opened
-                pipeline.restore(journal.recovered, devices: journal.restoredDevices)
-            }
-            report.append("journal \(journal.path): restored \(journal.recovered.count) edits, \(pipeline.document.strokes.count) strokes")
-            let wake = try WakeSignal()
-            journalWake = wake
-            let writer = JournalWriter(journal: journal) { wake.signal() }
-            self.journal = writer
-            // Whatever history the last run left beyond the notebook's own goes at once, off this thread.
-            let compacted = pipeline.notebook.compacted()
-            if compacted.count < journal.recovered.count { writer.compact(compacted, deviceNames: pipeline.deviceNames) }
-        } else {
-            journalWake = nil
-            self.journal = nil
-        }
+        let restored = try KioskStartup.restoreJournal(journalOpening, into: pipeline, hosted: hosted, report: &report, log: log)
+        (journal, journalWake) = (restored?.writer, restored?.wake)
         self.trace.mark("journal")
         if console == nil { log.notice("no virtual terminal to take over: the console is left as it is") }
-        if let api { report.append("signature API on \(api.address)") }
         report.append("\(display.card.path) \(display.connector.name) \(display.size)@\(display.refreshHz)Hz \(Int(metrics.dpi.rounded())) dpi, seat \(options.seat), \(options.screen.mode.rawValue) mode")
+        report.append("\(display.card.path) (\(display.card.driverName)): \(display.scanout)")
         serviceKeys = options.serviceKeys.map(ServiceKeyWatcher.init)
         startupReport = report
         self.trace.mark("log lines")
@@ -515,7 +405,7 @@ public final class Kiosk {
         let state = journal.state
         guard state.problem != storageProblem else { return }
         if let problem = state.problem {
-            log.warning("cannot save ink (\(problem)); \(state.waiting) edits kept in memory, retried every second")
+            log.warning("cannot save ink (\(state.problemDetail ?? problem)); \(state.waiting) edits kept in memory, retried every second")
         } else {
             log.notice("ink is being saved again")
         }

@@ -46,16 +46,17 @@ struct DocumentSignature {
         let digest = hexString(SHA256.hash(data: original))
         guard digest == document.sha256 else {
             throw StorageError(description: "\(document.path) changed since it was posted (SHA-256 \(digest.prefix(12))…, "
-                               + "not \(document.sha256.prefix(12))…): not signed")
+                               + "not \(document.sha256.prefix(12))…): not signed", reason: "the document changed since it was posted")
         }
         // The config sees to it (document_lock needs sign_with); a record must not name a lock never written.
         guard document.lock == .none || signer != nil else {
             throw StorageError(description: "cannot sign \(document.path): document_lock = \"\(document.lock.rawValue)\" needs "
-                               + "the device's digital signature, and there is none")
+                               + "the device's digital signature, and there is none",
+                               reason: "document_lock needs the device's digital signature")
         }
         let pdf: PDFDocument
         do { pdf = try PDFDocument(bytes: original) } catch {
-            throw StorageError(description: "\(document.path): \(error)")
+            throw StorageError(document.path, cause: error)
         }
         let ink = try VectorInk(strokes: strokes, shownIn: signed.shownIn, fieldSize: (document.rect.width, document.rect.height))
         // The sealed InkML travels in the PDF with its first signature only: after one, embedding a
@@ -64,7 +65,7 @@ struct DocumentSignature {
         // it either). The capture's own NAME.inkml.hpke has it all the same.
         let signedAlready: Bool
         do { signedAlready = try pdf.signable().signatureFields.contains(where: \.isSigned) } catch {
-            throw StorageError(description: "\(document.path): \(error)")
+            throw StorageError(document.path, cause: error)
         }
         let attachments = signedAlready ? [] : evidence.map {
             [EmbeddedFile(name: $0.name, bytes: [UInt8]($0.bytes), mimeType: "application/octet-stream",
@@ -77,7 +78,7 @@ struct DocumentSignature {
                                          signatureValue: signer?.placeholder(signingTime: signedAt, lock: document.lock))
             try signer?.complete(&signed)
         } catch {
-            throw StorageError(description: "cannot sign \(document.path) at '\(document.fieldName)': \(error)")
+            throw StorageError("cannot sign \(document.path) at '\(document.fieldName)'", cause: error)
         }
         let record = SignatureCapture.Metadata.SignedDocument(place: document.place, digitallySigned: signer != nil,
                                                               embedded: attachments.first?.name, pagesShown: self.signed.pagesShown)
@@ -90,7 +91,7 @@ struct DocumentSignature {
         do {
             return [UInt8](try OwnedFileDescriptor(fd).readToEnd() ?? Data())
         } catch {
-            throw StorageError(description: "cannot read the document \(path): \(error)")
+            throw StorageError("cannot read the document \(path)", cause: error)
         }
     }
 }

@@ -90,7 +90,8 @@ public enum DurableFile {
         var info = stat()
         guard stat(path, &info) == 0 else { throw SystemCallError("stat", path: path) }
         guard info.st_mode & 0o077 & ~mode == 0 else {
-            throw StorageError(description: "\(path) has mode \(String(info.st_mode & 0o777, radix: 8)), more open than \(String(mode, radix: 8))")
+            let modes = "mode \(String(info.st_mode & 0o777, radix: 8)), more open than \(String(mode, radix: 8))"
+            throw StorageError(description: "\(path) has \(modes)", reason: "a new file has \(modes)")
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         try sync(path)

@@ -20,8 +20,11 @@ import InkCore
 public final class JournalWriter: @unchecked Sendable {
     /// What the kiosk thread may read at any time.
     public struct State: Sendable, Equatable {
-        /// Why the disk refuses the edits, while it does.
+        /// Why the disk refuses the edits, while it does, in a few words for the screen
+        /// (`StorageError.reason`: "No space left on device").
         public var problem: String?
+        /// The same, whole, for the log: what failed, on which file ("cannot sync /var/…: …").
+        public var problemDetail: String?
         /// Edits handed over and not yet on disk.
         public var waiting = 0
         /// Edits on disk since the start.
@@ -32,7 +35,8 @@ public final class JournalWriter: @unchecked Sendable {
         /// The journal's length now, and just after it was last compacted (or opened).
         public var bytes = 0
         public var compactedBytes = 0
-        /// Compactions done, and why the last one failed (the old journal is then kept whole).
+        /// Compactions done, and why the last one failed (the old journal is then kept whole): the
+        /// error's whole text, as no screen shows it.
         public var compactions = 0
         public var compactionProblem: String?
         /// A compaction is under way (another is not started meanwhile).
@@ -204,11 +208,13 @@ public final class JournalWriter: @unchecked Sendable {
                 } else if case .reset = batch[0].work {
                     appended.removeAll()
                     current.problem = nil
+                    current.problemDetail = nil
                     current.bytes = StrokeJournal.magic.count
                 }
                 condition.broadcast()
             case .failure(let error):
                 current.problem = StorageError.reason(error)
+                current.problemDetail = "\(error)"
                 condition.broadcast()
                 condition.unlock()
                 changed()
@@ -267,7 +273,7 @@ public final class JournalWriter: @unchecked Sendable {
         if case .success(let copy) = outcome {
             if journal.resets != resets {
                 journal.discard(copy)   // emptied meanwhile: the copy holds what was erased
-                outcome = .failure(StorageError(description: "the journal was emptied during compaction"))
+                outcome = .failure(StorageError("the journal was emptied during compaction"))
             } else {
                 do { end = try journal.adopt(copy, tailFrom: base) } catch { outcome = .failure(error) }
             }
@@ -288,7 +294,7 @@ public final class JournalWriter: @unchecked Sendable {
             current.compactions += 1
             current.compactionProblem = nil
         case .failure(let error) where journal.resets == resets:
-            current.compactionProblem = StorageError.reason(error)
+            current.compactionProblem = "\(error)"
             current.compactedBytes = current.bytes   // not again until the journal doubles once more
         default:
             break
@@ -339,6 +345,7 @@ public final class JournalWriter: @unchecked Sendable {
                     current.worstDurability = max(current.worstDurability, current.lastDurability)
                 }
                 current.problem = nil
+                current.problemDetail = nil
             case .failure(let error):
                 // What the failed sync covered may never reach the disk: cut it off and write it
                 // again. No append runs meanwhile (the file lock); no disk work under `condition`.
@@ -346,6 +353,7 @@ public final class JournalWriter: @unchecked Sendable {
                 file.lock()
                 condition.lock()
                 current.problem = StorageError.reason(error)
+                current.problemDetail = "\(error)"
                 for again in appended.reversed() { enqueue(again.work, atFront: true) }
                 appended.removeAll()
                 let end = syncedEnd

@@ -140,14 +140,17 @@ public struct SignatureCapture: Sendable {
 
     func write(to outbox: String, stoppingAt stop: Step?) throws -> Written {
         guard Self.isCaptureName(name) else {
-            throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'")
+            throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'",
+                               reason: "the capture name must be letters, digits, '-' or '_'")
         }
         guard let crop = exporter.crop(strokes, screen: screen, margin: margin) else {
-            throw StorageError(description: "an empty signature is not accepted")
+            throw StorageError("an empty signature is not accepted")
         }
         try DurableFile.prepareDirectory(outbox)
         let final = Self.directory(of: name, in: outbox)
-        guard access(final, F_OK) != 0 else { throw StorageError(description: "\(final) exists already: capture \(name) was written before") }
+        guard access(final, F_OK) != 0 else {
+            throw StorageError(description: "\(final) exists already: capture \(name) was written before", reason: "this capture was written before")
+        }
         let partial = "\(outbox)/.\(name)\(Self.partialSuffix)"
         try Self.removeTree(partial)   // an earlier attempt that failed half way
         guard mkdir(partial, 0o700) == 0 else { throw SystemCallError("create", path: partial) }
@@ -308,7 +311,10 @@ public struct SignatureCapture: Sendable {
     /// never taken for a whole capture. Returns false when there was nothing to remove.
     @discardableResult
     public static func remove(_ name: String, outbox: String) throws -> Bool {
-        guard isCaptureName(name) else { throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'") }
+        guard isCaptureName(name) else {
+            throw StorageError(description: "capture name '\(name)' must be letters, digits, '-' or '_'",
+                               reason: "the capture name must be letters, digits, '-' or '_'")
+        }
         let dir = directory(of: name, in: outbox)
         guard access(dir, F_OK) == 0 else { return false }
         try removeTree(dir, first: "\(name).json")

@@ -145,7 +145,8 @@ extension OpeningKey {
     /// each synced, never over an existing file; on failure neither is left behind.
     public func write(to path: String, publicKeyTo publicPath: String) throws {
         for p in [path, publicPath] where access(p, F_OK) == 0 {
-            throw StorageError(description: "\(p) exists already: not overwritten (a key pair is made once; its captures need it)")
+            throw StorageError(description: "\(p) exists already: not overwritten (a key pair is made once; its captures need it)",
+                               reason: "the key file exists already")
         }
         try KeyText.createNew(path, pemRepresentation, mode: 0o600)
         do {
@@ -249,7 +250,7 @@ enum KeyText {
     static func createNew(_ path: String, _ text: String, mode: mode_t) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else {
-            if errno == EEXIST { throw StorageError(description: "\(path) exists already: not overwritten") }
+            if errno == EEXIST { throw StorageError(description: "\(path) exists already: not overwritten", reason: "the file exists already") }
             throw SystemCallError("create", path: path)
         }
         defer { close(fd) }
@@ -310,7 +311,9 @@ public enum SealedFile {
         let recipient = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: key.rawRepresentation)
         var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: info)
         let digest = try document.map { hex -> [UInt8] in
-            guard let bytes = bytes(ofHex: hex), bytes.count == 32 else { throw StorageError(description: "'\(hex)' is not a SHA-256 to bind a capture to") }
+            guard let bytes = bytes(ofHex: hex), bytes.count == 32 else {
+                throw StorageError(description: "'\(hex)' is not a SHA-256 to bind a capture to", reason: "not a SHA-256 to bind a capture to")
+            }
             return bytes
         }
         let header = try Self.header(name: name, fingerprint: key.rawRepresentation, encapsulatedKey: sender.encapsulatedKey, document: digest)
@@ -406,7 +409,7 @@ public enum SealedFile {
 
     static func header(name: String, fingerprint raw: Data, encapsulatedKey: Data, document: [UInt8]? = nil) throws -> Data {
         let nameBytes = Array(name.utf8)
-        guard nameBytes.count <= 1024, encapsulatedKey.count <= 1024 else { throw StorageError(description: "name or key too long to seal") }
+        guard nameBytes.count <= 1024, encapsulatedKey.count <= 1024 else { throw StorageError("name or key too long to seal") }
         func number(_ n: Int) -> [UInt8] { [UInt8(n >> 8), UInt8(n & 0xff)] }
         var out = magic + [document == nil ? version : boundVersion] + suiteIDs.flatMap { number(Int($0)) }
         out += SHA256.hash(data: raw)
@@ -425,7 +428,7 @@ public enum SealedFile {
         guard input >= 0 else { throw SystemCallError("open", path: file) }
         let data: Data
         do { data = try OwnedFileDescriptor(input).readToEnd() ?? Data() } catch {
-            throw StorageError(description: "\(file): cannot read it: \(error)")
+            throw StorageError("\(file): cannot read it", cause: error)
         }
         let (name, plain) = try open(data, file: file, with: key)
         let base = URL(fileURLWithPath: file).lastPathComponent
@@ -437,7 +440,7 @@ public enum SealedFile {
         let out = "\(dir)/\(name)"
         let fd = Glibc.open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { throw StorageError(description: "\(out) exists already: not overwritten") }
+            if errno == EEXIST { throw StorageError(description: "\(out) exists already: not overwritten", reason: "the file exists already") }
             throw SystemCallError("create", path: out)
         }
         do {

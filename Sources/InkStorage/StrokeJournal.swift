@@ -258,7 +258,9 @@ public final class StrokeJournal {
     public func adopt(_ copy: CompactCopy, tailFrom base: off_t) throws -> off_t {
         do {
             let end = lseek(fd, 0, SEEK_END)
-            guard end >= base else { throw StorageError(description: "\(path) shrank while it was compacted") }
+            guard end >= base else {
+                throw StorageError(description: "\(path) shrank while it was compacted", reason: "the journal shrank while it was compacted")
+            }
             var tail = [UInt8](repeating: 0, count: Int(end - base))
             if !tail.isEmpty {
                 let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, base) }
@@ -393,17 +395,61 @@ public final class StrokeJournal {
 }
 
 /// Why ink or a file could not be kept, when no system call failed (a name refused, a file that
-/// changed under us); a failed system call is a `SystemCallError` with its errno and path.
+/// changed under us) or when a failure is told with what it stopped ("cannot sign X: …"); a failed
+/// system call on its own is a `SystemCallError` with its errno and path.
 public struct StorageError: Error, CustomStringConvertible {
+    /// The whole text, for the log: what failed, with its path, and the cause's text.
     public var description: String
-    /// The system's short reason ("No space left on device"), for the screen.
+    /// A few words for the screen, without the path ("the document changed since it was posted"):
+    /// it goes into a one-line banner ("Cannot save to disk (%@). …").
     public var reason: String
-    public init(description: String, reason: String? = nil) { self.description = description; self.reason = reason ?? description }
-    /// A short reason for any error, fit for the screen.
-    public static func reason(_ error: Error) -> String {
-        if let e = error as? StorageError { return e.reason }
-        if let e = error as? SystemCallError { return e.reason }
-        let text = "\(error)"
-        return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    /// The error behind this one, if another error stopped the work.
+    public var cause: (any Error)?
+
+    /// `description` says it all, with the path, for the log; `reason` says it in a few words, for the screen.
+    public init(description: String, reason: String) {
+        self.description = description
+        self.reason = reason
+    }
+
+    /// `what` (with its path) failed because of `cause`: the log reads "what: cause", the screen
+    /// the cause's own short reason.
+    public init(_ what: String, cause: any Error) {
+        description = "\(what): \(cause)"
+        reason = Self.reason(cause)
+        self.cause = cause
+    }
+
+    /// A failure short enough for the screen that names no file: the log and the screen say the same.
+    public init(_ text: String) {
+        description = text
+        reason = text
+    }
+
+    /// The most characters of a reason the screen shows: the banner is one line, and the reason
+    /// sits inside a sentence of some 70 characters; longer, it would run off the screen.
+    public static let screenLength = 60
+
+    /// A short reason for any error, fit for the screen: the error's own when its type has one (a
+    /// `StorageError`'s, or a `SystemCallError`'s: the system's words, "No space left on device"),
+    /// else its text, cut at a word when it is too long. The caller logs the whole error.
+    public static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as StorageError: error.reason
+        case let error as SystemCallError: error.reason
+        default: shortened("\(error)")
+        }
+    }
+
+    /// `text` whole when it fits in `limit` characters; else up to its last word that fits with the
+    /// "…" that says something was left out (without the punctuation before the cut). One word
+    /// longer than that (a path) is cut where it must.
+    static func shortened(_ text: String, to limit: Int = screenLength) -> String {
+        guard text.count > limit else { return text }
+        let head = text.prefix(limit - 1)
+        guard let space = head.lastIndex(of: " "), space > head.startIndex else { return head + "…" }
+        var kept = head[..<space]
+        while let last = kept.last, " ,;:(-".contains(last) { kept = kept.dropLast() }
+        return kept.isEmpty ? head + "…" : kept + "…"
     }
 }

@@ -71,7 +71,7 @@ public struct WorksheetCopies: Sendable {
         var closed = false
         defer { if !closed { close(output) }; unlink(tmp) }
         let read = try Worksheet.digest(of: source, maxBytes: .max) { try DurableFile.writeAll(output, $0, tmp) }
-        guard read.sha256 == sha256 else { throw StorageError(description: "\(source) changed while it was copied") }
+        guard read.sha256 == sha256 else { throw StorageError(description: "\(source) changed while it was copied", reason: "the file changed while it was copied") }
         guard fsync(output) == 0 else { throw SystemCallError("sync", path: tmp) }
         close(output)
         closed = true

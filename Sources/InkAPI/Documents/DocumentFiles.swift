@@ -50,7 +50,7 @@ enum DocumentFiles {
     static func prepare(_ directory: String) throws {
         var info = stat()
         if stat(directory, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw APISetupError("\(directory) exists and is not a directory") }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw APISetupError.notADirectory(path: directory) }
             return
         }
         let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? ""

@@ -15,12 +15,12 @@ public struct BearerToken: Sendable {
     /// A token of fewer different characters is a word or a pattern, not a random string.
     public static let minimumDistinct = 8
 
-    public init(_ secret: String) throws {
-        guard !secret.isEmpty else { throw APISetupError("the bearer token is empty") }
+    public init(_ secret: String) throws(APISetupError) {
+        guard !secret.isEmpty else { throw .emptyToken(tokenFile: nil) }
         guard secret.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw APISetupError("the bearer token must be one word of printable ASCII (no spaces inside)")
+            throw .tokenNotOneWord(tokenFile: nil)
         }
-        if let weakness = Self.weakness(secret) { throw APISetupError(weakness) }
+        if let weakness = Self.weakness(of: secret) { throw .weakToken(weakness, tokenFile: nil) }
         self.secret = Array(secret.utf8)
     }
 
@@ -39,20 +39,36 @@ public struct BearerToken: Sendable {
         return Double(bytes.count) * log2(alphabet)
     }
 
+    /// Why a token is too weak to guard the API.
+    public enum Weakness: Sendable, Equatable, CustomStringConvertible {
+        /// Fewer than `minimumBits`, even if every character was drawn at random.
+        case tooFewBits(characters: Int, bits: Int)
+        /// Fewer than `minimumDistinct` different characters: a word or a pattern.
+        case tooFewDistinct(Int)
+
+        public var description: String {
+            let how = "make one with `head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n'`, or remove the file and the kiosk makes one at its next start"
+            switch self {
+            case .tooFewBits(let characters, let bits):
+                return "the bearer token is too weak: \(characters) characters carry at most \(bits) bits, "
+                    + "at least \(Int(BearerToken.minimumBits)) are needed (32 hex or 22 base64url characters drawn at random): \(how)"
+            case .tooFewDistinct(let distinct):
+                return "the bearer token is too weak: it repeats \(distinct) different characters "
+                    + "(a random token of this length has many more): \(how)"
+            }
+        }
+    }
+
     /// Why `token` is too weak to guard the API; nil when it is strong enough.
-    public static func weakness(_ token: String) -> String? {
+    public static func weakness(of token: String) -> Weakness? {
         let bits = estimatedBits(token)
-        let how = "make one with `head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n'`, or remove the file and the kiosk makes one at its next start"
-        if bits < minimumBits {
-            return "the bearer token is too weak: \(token.utf8.count) characters carry at most \(Int(bits)) bits, "
-                + "at least \(Int(minimumBits)) are needed (32 hex or 22 base64url characters drawn at random): \(how)"
-        }
-        if Set(token.utf8).count < minimumDistinct {
-            return "the bearer token is too weak: it repeats \(Set(token.utf8).count) different characters "
-                + "(a random token of this length has many more): \(how)"
-        }
+        if bits < minimumBits { return .tooFewBits(characters: token.utf8.count, bits: Int(bits)) }
+        if Set(token.utf8).count < minimumDistinct { return .tooFewDistinct(Set(token.utf8).count) }
         return nil
     }
+
+    /// `weakness(of:)` as a technician reads it; nil when the token is strong enough.
+    public static func weakness(_ token: String) -> String? { weakness(of: token)?.description }
 
     /// A new token: 32 bytes (256 bits) from the system's secure generator (getrandom(2) on
     /// Linux), as 64 hex characters.
@@ -77,17 +93,17 @@ public struct BearerToken: Sendable {
         let handle = OwnedFileDescriptor(fd)
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SystemCallError("stat the [api] token_file", path: path) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw APISetupError("[api] token_file \(path) is not a regular file") }
-        if info.st_mode & S_IROTH != 0 {
-            throw APISetupError("[api] token_file \(path) is readable by every user (mode \(octal(info.st_mode))): "
-                             + "chmod o-rwx \(path)")
-        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw APISetupError.tokenFileNotRegular(path: path) }
+        if info.st_mode & S_IROTH != 0 { throw APISetupError.tokenFileReadableByOthers(path: path, mode: info.st_mode) }
         try checkGuarded(path: path, file: info, kioskUser: kioskUser)
         let data: Data
-        do { data = try handle.readToEnd() ?? Data() } catch { throw APISetupError("[api] token_file \(path): cannot read it: \(error)") }
+        // readToEnd's error knows no path: the same failure, named with the file.
+        do { data = try handle.readToEnd() ?? Data() } catch let failure as SystemCallError {
+            throw SystemCallError("read the [api] token_file", path: path, errno: failure.errno)
+        }
         let text = String(decoding: data, as: UTF8.self).trimmingSpacesAndNewlines()
-        guard !text.isEmpty else { throw APISetupError("[api] token_file \(path) is empty: put the token in it") }
-        do { return try BearerToken(text) } catch { throw APISetupError("[api] token_file \(path): \(error)") }
+        guard !text.isEmpty else { throw APISetupError.emptyToken(tokenFile: path) }
+        do throws(APISetupError) { return try BearerToken(text) } catch { throw error.inTokenFile(path) }
     }
 
     /// Refuses a token file another user could change or replace: one not owned by the kiosk's
@@ -96,14 +112,12 @@ public struct BearerToken: Sendable {
     /// to without the sticky bit (in a sticky directory such as /tmp only an entry's owner may
     /// rename or remove it). Whoever can write the token decides who may ask for signatures.
     static func checkGuarded(path: String, file: stat, kioskUser: UInt32) throws {
-        let trusted = "the kiosk's user (\(account(kioskUser))) or root"
         if file.st_uid != 0 && file.st_uid != uid_t(kioskUser) {
-            throw APISetupError("[api] token_file \(path) belongs to \(account(UInt32(file.st_uid))), not to \(trusted) "
-                                + "(mode \(octal(file.st_mode))): that user could change the token; chown \(accountName(kioskUser) ?? String(kioskUser)) \(path)")
+            throw APISetupError.tokenFileOwnedByOther(path: path, directory: nil, owner: file.st_uid, kioskUser: uid_t(kioskUser),
+                                                      mode: file.st_mode)
         }
         if file.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-            throw APISetupError("[api] token_file \(path) may be written by \(file.st_mode & S_IWOTH != 0 ? "every user" : "its group") "
-                                + "(owner \(account(UInt32(file.st_uid))), mode \(octal(file.st_mode))): chmod go-w \(path)")
+            throw APISetupError.tokenFileWritableByOthers(path: path, directory: nil, owner: file.st_uid, mode: file.st_mode)
         }
         try checkDirectories(of: path, kioskUser: kioskUser)
     }
@@ -112,7 +126,6 @@ public struct BearerToken: Sendable {
     /// `/`: each must be the kiosk's user's or root's, and not open to writing by its group or
     /// others unless sticky.
     static func checkDirectories(of path: String, kioskUser: UInt32) throws {
-        let trusted = "the kiosk's user (\(account(kioskUser))) or root"
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         guard let resolved = realpath(parent, nil) else { throw SystemCallError("find the directory of the [api] token_file", path: parent) }
         var directory = String(cString: resolved)
@@ -121,13 +134,11 @@ public struct BearerToken: Sendable {
             var info = stat()
             guard stat(directory, &info) == 0 else { throw SystemCallError("stat a directory above the [api] token_file", path: directory) }
             if info.st_uid != 0 && info.st_uid != uid_t(kioskUser) {
-                throw APISetupError("[api] token_file \(path): its directory \(directory) belongs to \(account(UInt32(info.st_uid))), "
-                                    + "not to \(trusted) (mode \(octal(info.st_mode))): that user could put another token in its place")
+                throw APISetupError.tokenFileOwnedByOther(path: path, directory: directory, owner: info.st_uid,
+                                                          kioskUser: uid_t(kioskUser), mode: info.st_mode)
             }
             if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && info.st_mode & S_ISVTX == 0 {
-                throw APISetupError("[api] token_file \(path): its directory \(directory) may be written by "
-                                    + "\(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (owner \(account(UInt32(info.st_uid))), "
-                                    + "mode \(octal(info.st_mode))), who could put another token in its place: chmod go-w \(directory)")
+                throw APISetupError.tokenFileWritableByOthers(path: path, directory: directory, owner: info.st_uid, mode: info.st_mode)
             }
             guard directory != "/", let slash = directory.lastIndex(of: "/") else { return }
             directory = slash == directory.startIndex ? "/" : String(directory[..<slash])

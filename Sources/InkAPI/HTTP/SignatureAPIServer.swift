@@ -100,15 +100,15 @@ public final class SignatureAPIServer: Sendable {
     public func start() async throws {
         // Config and command line check this with a better place to point at; this is the last guard.
         guard address.isLocal || token != nil else {
-            throw APISetupError("signature API: \(address) is reachable from other machines and needs a bearer token")
+            throw APISetupError.reachableWithoutToken(address: address)
         }
         try phase.withLock { phase in
-            guard case .idle = phase else { throw APISetupError("the signature API server was already started") }
+            guard case .idle = phase else { throw APISetupError.alreadyStarted }
             phase = .starting
         }
         do { try documents?.open() } catch {
             phase.withLock { $0 = .stopped }
-            throw APISetupError("signature API: documents: \(error)")
+            throw APISetupError.documentsUnavailable(cause: error)
         }
         // One thread: the API's work is small. It runs at background priority, as the journal's
         // writers do: under a flood of clients the ink's thread gets the CPU first, the API what
@@ -126,7 +126,7 @@ public final class SignatureAPIServer: Sendable {
         } catch {
             phase.withLock { $0 = .stopped }
             try? await group.shutdownGracefully()
-            throw APISetupError("signature API: cannot listen on \(address): \(Self.describe(error))")
+            throw APISetupError.cannotListen(address: address, cause: error)
         }
     }
 
@@ -188,7 +188,8 @@ public final class SignatureAPIServer: Sendable {
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 
-    private static func describe(_ error: any Error) -> String {
+    /// An error as the log says it: NIO's `IOError` as its errno alone (its own text names NIO's internal call).
+    static func describe(_ error: any Error) -> String {
         if let io = error as? IOError { return Errno.describe(io.errnoCode) }
         return "\(error)"
     }
@@ -263,7 +264,7 @@ public final class SignatureAPIServer: Sendable {
             }
         switch address {
         case .unix(let path):
-            guard path.utf8.count < 108 else { throw APISetupError("the socket path must be under 108 bytes") }
+            guard path.utf8.count < 108 else { throw APISetupError.socketPathTooLong(path: path) }
             try Self.removeStaleSocket(path)
             let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
             if chmod(path, 0o660) != 0 {
@@ -271,7 +272,7 @@ public final class SignatureAPIServer: Sendable {
             }
             return channel
         case .tcp(let host, let port):
-            guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw APISetupError("'\(host)' is not an IP address") }
+            guard APIAddress.isIPv4(host) || APIAddress.isIPv6(host) else { throw APISetupError.notAnIPAddress(host: host) }
             return try await bootstrap.bind(host: host, port: Int(port)).get()
         }
     }
@@ -352,7 +353,7 @@ public final class SignatureAPIServer: Sendable {
     private static func removeStaleSocket(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else { throw APISetupError("\(path) exists and is not a socket") }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw APISetupError.notASocket(path: path) }
         guard unlink(path) == 0 else { throw SystemCallError("remove the old socket", path: path) }
     }
 }
