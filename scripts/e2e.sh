@@ -20,9 +20,10 @@ scripts/install-deps.sh --e2e
 # The guest mounts its own /tmp, so everything it runs travels in the shared work directory.
 WORK=$(mktemp -d /tmp/inkkiosk-e2e-XXXXXX)
 KIT=$WORK/kit
-mkdir -p "$KIT/Tests/e2e" "$KIT/scripts"
+mkdir -p "$KIT/Tests/e2e" "$KIT/scripts/lib"
 cp "$BIN" "$KIT/inkkiosk"
 cp -r scripts/vm "$KIT/scripts/"
+find scripts/lib -maxdepth 1 -type f -exec cp -t "$KIT/scripts/lib/" {} +   # Tests/e2e reads kiosk_lines; not __pycache__/
 cp -r deploy config "$KIT/"
 find Tests/e2e -maxdepth 1 -type f -exec cp -t "$KIT/Tests/e2e/" {} +   # not __pycache__/
 

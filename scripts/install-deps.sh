@@ -42,7 +42,9 @@ fi
 # signatures in the tests: in a venv of its own in the cache, never into the system's Python
 # (Debian 12 refuses pip there, PEP 668). The tests find it at $INKKIOSK_CACHE/pyhanko/bin/python.
 # Without network it is not fatal here (a build needs no pyHanko); the PAdES tests then fail, saying so.
-PYHANKO_VENV=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/pyhanko
+# shellcheck source=lib/cache.sh
+source "$(dirname "$0")/lib/cache.sh"
+PYHANKO_VENV=$INKKIOSK_CACHE/pyhanko
 if ! "$PYHANKO_VENV/bin/python" -c 'import pyhanko.sign.validation, pyhanko_certvalidator' >/dev/null 2>&1; then
     echo "install-deps: installing pyHanko (PyPI) into $PYHANKO_VENV"
     rm -rf "$PYHANKO_VENV"

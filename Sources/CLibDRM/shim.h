@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <stdint.h>
+#include <string.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 #include <drm_fourcc.h>
@@ -24,6 +25,15 @@ static inline int ik_drm_map_dumb(int fd, uint32_t handle, uint64_t *offset) {
 static inline int ik_drm_destroy_dumb(int fd, uint32_t handle) {
     struct drm_mode_destroy_dumb req = { .handle = handle };
     return drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &req);
+}
+
+/* A property's name in one ioctl: libdrm's drmModeGetProperty asks twice (the counts, then the
+ * values and enums) and allocates; atomic KMS needs most properties only by name. */
+static inline int ik_drm_property_name(int fd, uint32_t prop_id, char name[DRM_PROP_NAME_LEN]) {
+    struct drm_mode_get_property req = { .prop_id = prop_id };
+    int r = drmIoctl(fd, DRM_IOCTL_MODE_GETPROPERTY, &req);
+    if (r == 0) memcpy(name, req.name, DRM_PROP_NAME_LEN);
+    return r;
 }
 
 static inline uint32_t ik_drm_format_xrgb8888(void) { return DRM_FORMAT_XRGB8888; }

@@ -79,27 +79,38 @@ final class AtomicScanout: ScanoutBackend {
         }
     }
 
-    func setMode(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> ScanoutOutcome {
+    func test(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> Int32? {
+        guard !verified else { return nil }
         var mode = mode
         var blob: UInt32 = 0
-        let made = drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob)
-        guard made == 0 else { return .failed(errno: -made) }
-        let build: (AtomicRequest) -> Void = { [self] request in
+        // No blob, no test: the mode set itself will say what is wrong.
+        guard drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else { return nil }
+        defer { _ = drmModeDestroyPropertyBlob(fd, blob) }
+        let r = commit(UInt32(DRM_MODE_ATOMIC_TEST_ONLY | DRM_MODE_ATOMIC_ALLOW_MODESET), event: nil, modeSet(blob, showing: buffer))
+        if r == 0 { verified = true }
+        // Without DRM master the test says nothing about the driver: the mode set tests again.
+        return r == 0 || -r == EACCES || -r == EPERM ? nil : -r
+    }
+
+    /// Everything the screen shows, for a mode set: the connector on the CRTC, the mode, the
+    /// primary plane with `buffer`, the cursor plane as staged (off when nothing is).
+    private func modeSet(_ blob: UInt32, showing buffer: DumbBuffer) -> (AtomicRequest) -> Void {
+        { [self] request in
             request.set(connector, "CRTC_ID", UInt64(crtc.id))
             request.set(crtc, "MODE_ID", UInt64(blob))
             request.set(crtc, "ACTIVE", 1)
             request.place(primary, buffer: buffer, crtc: crtc.id, at: (0, 0))
             atomicCursor?.add(to: request, crtc: crtc.id, always: true)
         }
-        if !verified {
-            let tested = commit(UInt32(DRM_MODE_ATOMIC_TEST_ONLY | DRM_MODE_ATOMIC_ALLOW_MODESET), event: nil, build)
-            // Without DRM master the test says nothing about the driver: an ordinary failure, retried.
-            if tested != 0 && -tested != EACCES && -tested != EPERM {
-                _ = drmModeDestroyPropertyBlob(fd, blob)
-                return .refusedByTest(errno: -tested)
-            }
-        }
-        let r = commit(UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), event: nil, build)
+    }
+
+    func setMode(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> ScanoutOutcome {
+        if let refused = test(mode, showing: buffer) { return .refusedByTest(errno: refused) }
+        var mode = mode
+        var blob: UInt32 = 0
+        let made = drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob)
+        guard made == 0 else { return .failed(errno: -made) }
+        let r = commit(UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), event: nil, modeSet(blob, showing: buffer))
         guard r == 0 else {
             _ = drmModeDestroyPropertyBlob(fd, blob)
             return .failed(errno: -r)
@@ -199,10 +210,14 @@ struct KMSObject {
         }
         defer { drmModeFreeObjectProperties(properties) }
         for i in 0..<Int(properties.pointee.count_props) {
-            guard let p = drmModeGetProperty(fd, properties.pointee.props[i]) else { continue }
+            let id = properties.pointee.props[i]
+            var raw = [CChar](repeating: 0, count: Int(DRM_PROP_NAME_LEN))
+            guard ik_drm_property_name(fd, id, &raw) == 0 else { continue }
+            let name = raw.withUnsafeBytes { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            ids[name] = id
+            // Enum values are read by name only where the kiosk asks for one (a plane's type).
+            guard Self.enumsRead.contains(name), let p = drmModeGetProperty(fd, id) else { continue }
             defer { drmModeFreeProperty(p) }
-            let name = Self.text(p.pointee.name)
-            ids[name] = p.pointee.prop_id
             let value = properties.pointee.prop_values[i]
             for e in 0..<Int(p.pointee.count_enums) where p.pointee.enums[e].value == value {
                 enumNames[name] = Self.text(p.pointee.enums[e].name)
@@ -220,6 +235,9 @@ struct KMSObject {
             throw .missingProperty(object: "\(kind.rawValue) \(id)", property: missing)
         }
     }
+
+    /// The enum properties whose value `enumName` can name.
+    static let enumsRead: Set<String> = ["type"]
 
     /// The name of an enum property's value now ("Primary" for a plane's type).
     func enumName(_ property: String) -> String? { enumNames[property] }

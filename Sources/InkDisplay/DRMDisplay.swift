@@ -34,7 +34,8 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
     private let crtcID: UInt32
     /// The kernel calls that show the buffers: atomic or legacy KMS (`kms`, and what the driver takes).
     private var backend: ScanoutBackend
-    private let kms: KMSInterface
+    private var kms: KMSInterface
+    private let crtcIndex: Int
     private let configuredMode: String?
     private var mode: drmModeModeInfo
     private var buffers: [DumbBuffer] = []
@@ -60,7 +61,6 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
                 blank: RGBA = RGBA(0, 0, 0, 1), kms: KMSInterface = .auto) throws {
         let (card, found) = try Self.find(cardPath: cardPath, connectorName: connectorName, modeName: modeName)
         self.card = card
-        let crtcIndex: Int
         (connector, mode, crtcID, crtcIndex) = found
         self.kms = kms
         backend = try Self.backend(kms, card: card, crtc: crtcID, crtcIndex: crtcIndex, connector: found.0,
@@ -81,6 +81,25 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
             first.fill(pixel)
             _ = first.stale.take()
         }
+        try testBackend()
+    }
+
+    /// The first mode set tried in a test commit now (beside the configuration's read), not in the
+    /// first frame: a driver whose atomic path refuses it is left to legacy KMS (`auto`), or the
+    /// display does not open (`atomic`).
+    private func testBackend() throws {
+        guard let refused = backend.test(mode, showing: buffers[1 - front]) else { return }
+        if kms == .atomic {
+            throw DisplayError.atomicUnavailable(card: card.path, reason: "the driver refuses \(modeName) on \(connector.name) in a test commit (\(Errno.describe(refused)))")
+        }
+        fallBackToLegacy(refused)
+    }
+
+    private func fallBackToLegacy(_ refused: Int32) {
+        log.warning("atomic KMS refuses \(modeName) on \(connector.name) in a test commit (\(Errno.describe(refused))): using legacy KMS")
+        backend.shutDown()
+        backend = LegacyScanout(fd: card.fd, crtc: crtcID, connector: connector.id, driverIsAtomic: true,
+                                why: "atomic KMS refused the mode in a test commit: \(Errno.describe(refused))", log: log)
     }
 
     /// Brings the buffer not on screen up to date now, while the loop has time (the kiosk waits
@@ -106,6 +125,18 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
             return LegacyScanout(fd: card.fd, crtc: crtc, connector: connector.id, driverIsAtomic: driverIsAtomic,
                                  why: "no atomic KMS: \(error)", log: log)
         }
+    }
+
+    /// Takes `wanted` instead of the interface the display was opened with, before the first mode
+    /// set: a display opened beside the configuration's read need not be opened again when the
+    /// configuration names another interface. Throws as `init` does for `.atomic`.
+    public func use(_ wanted: KMSInterface) throws {
+        guard wanted != kms else { return }
+        precondition(modeSets + failedModeSets == 0, "the KMS interface is chosen before the first mode set")
+        backend.shutDown()
+        backend = try Self.backend(wanted, card: card, crtc: crtcID, crtcIndex: crtcIndex, connector: connector, log: log)
+        kms = wanted
+        try testBackend()
     }
 
     /// How the frames reach the screen, for the start-up line: "atomic KMS (primary plane 31, …)".
@@ -271,10 +302,9 @@ public final class DRMDisplay: RAMDisplay, CursorPlane {
         if lastModeSetErrno == EACCES || lastModeSetErrno == EPERM { regainMaster() }
         var outcome = backend.setMode(mode, showing: target)
         if case .refusedByTest(let e) = outcome {
+            // Not tested at open (no DRM master then), or a new mode after a hotplug.
             if kms == .auto {
-                log.warning("atomic KMS refuses \(modeName) on \(connector.name) in a test commit (\(Errno.describe(e))): using legacy KMS")
-                backend = LegacyScanout(fd: card.fd, crtc: crtcID, connector: connector.id, driverIsAtomic: true,
-                                        why: "atomic KMS refused the mode in a test commit: \(Errno.describe(e))", log: log)
+                fallBackToLegacy(e)
                 outcome = backend.setMode(mode, showing: target)
             } else {
                 log.error("[display] kms = \"atomic\": the driver refuses \(modeName) on \(connector.name) in a test commit")

@@ -41,6 +41,9 @@ final class LegacyScanout: ScanoutBackend {
         return made.supported ? made : nil
     }
 
+    /// Legacy KMS has no test commit.
+    func test(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> Int32? { nil }
+
     func setMode(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> ScanoutOutcome {
         var mode = mode, connectorID = connector
         let r = drmModeSetCrtc(fd, crtc, buffer.framebuffer, 0, 0, &connectorID, 1, &mode)

@@ -12,6 +12,10 @@ protocol ScanoutBackend: AnyObject {
     var summary: String { get }
     /// The preview's plane, or nil: the overlay draws the preview.
     var cursor: HardwareCursor? { get }
+    /// Tries the mode set in a test commit, once: nil when the driver takes it (or cannot say
+    /// yet, without DRM master), else its errno. The display asks at open, beside the
+    /// configuration's read, so the first frame does not wait for it.
+    func test(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> Int32?
     /// Sets `mode` with `buffer` on screen (blocking: no event follows).
     func setMode(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> ScanoutOutcome
     /// Asks for `buffer` at the next vertical blank; a page-flip event carrying `event` follows.

@@ -19,34 +19,35 @@ public final class DisplayOpening {
         public var card: String?
         public var connector: String?
         public var mode: String?
-        public var kms: KMSInterface
-        public init(card: String?, connector: String?, mode: String?, kms: KMSInterface = .auto) {
+        public init(card: String?, connector: String?, mode: String?) {
             self.card = card
             self.connector = connector
             self.mode = mode
-            self.kms = kms
         }
     }
 
     public init(_ wanted: Choice) {
         self.wanted = wanted
         opening = StartedElsewhere(name: "ink-display-open") {
-            try DRMDisplay(cardPath: wanted.card, connectorName: wanted.connector, modeName: wanted.mode, blank: Self.paper, kms: wanted.kms)
+            try DRMDisplay(cardPath: wanted.card, connectorName: wanted.connector, modeName: wanted.mode, blank: Self.paper)
         }
     }
 
     /// The display opened for `choice`: the one opened beside the configuration's read when it is
-    /// the same (its error, if it failed, is the error), else a new one.
-    func take(for choice: Choice) throws -> DRMDisplay {
+    /// the same (its error, if it failed, is the error), else a new one; showing with `kms`
+    /// (chosen before its first mode set: another interface needs no new display).
+    func take(for choice: Choice, kms: KMSInterface) throws -> DRMDisplay {
         guard choice == wanted else {
             _ = try? opening.take()   // closed here, before the configured card is opened
-            return try DRMDisplay(cardPath: choice.card, connectorName: choice.connector, modeName: choice.mode, blank: Self.paper, kms: choice.kms)
+            return try DRMDisplay(cardPath: choice.card, connectorName: choice.connector, modeName: choice.mode, blank: Self.paper, kms: kms)
         }
-        return try opening.take()
+        let display = try opening.take()
+        try display.use(kms)
+        return display
     }
 }
 
 extension KioskOptions {
     /// The screen these options name.
-    var displayChoice: DisplayOpening.Choice { DisplayOpening.Choice(card: card, connector: connector, mode: mode, kms: kms) }
+    var displayChoice: DisplayOpening.Choice { DisplayOpening.Choice(card: card, connector: connector, mode: mode) }
 }

@@ -46,7 +46,7 @@ enum KioskStartup {
     }
 
     static func takeDisplay(_ options: KioskOptions, opening: DisplayOpening?) throws -> DRMDisplay {
-        try opening?.take(for: options.displayChoice)
+        try opening?.take(for: options.displayChoice, kms: options.kms)
             ?? DRMDisplay(cardPath: options.card, connectorName: options.connector, modeName: options.mode,
                           blank: DisplayOpening.paper, kms: options.kms)
     }

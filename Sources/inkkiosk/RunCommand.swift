@@ -288,7 +288,7 @@ func runKiosk(_ flags: some KioskFlags, trace: StartupTrace, readOptions: () thr
     // Before anything takes the console or starts a thread: a SIGTERM during start-up waits
     // for the loop (which restores the console), and no thread but the loop's ever takes one.
     Kiosk.holdTerminationSignals()
-    let display = DisplayOpening(DisplayOpening.Choice(card: flags.card, connector: flags.connector, mode: flags.mode, kms: flags.kms ?? .auto))
+    let display = DisplayOpening(DisplayOpening.Choice(card: flags.card, connector: flags.connector, mode: flags.mode))
     let options = try readOptions()
     trace.mark("configuration")
     do {

@@ -8,6 +8,10 @@ check.py calls `appliance_checks`; prints the boot figures.
 import json
 import os
 import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))  # the harness's shared modules
+import kiosk_lines  # noqa: E402
 
 # boot-test.py's --timeout as e2e-boot.sh runs it (its default): QEMU start to the first frame.
 FIRST_FRAME_LIMIT_S = 60
@@ -40,14 +44,14 @@ def appliance_checks(work, check):
     ink = ((fig.get("pen") or {}).get("ink") or {}).get("non_white_pixels")
     log_path = os.path.join(result, "console.log")
     log = open(log_path, errors="replace").read() if os.path.exists(log_path) else ""
-    pen = re.search(r"inkkiosk: input device \d+: .*Pen \(tablet\)", log)
+    pen = kiosk_lines.PEN_ADDED.search(log)
     check(pen is not None and (ink or 0) >= 300,
           f"appliance: a test pen is taken as a tablet and its stroke draws ({ink} non-white pixels)", os.path.join(result, "ink.png"))
-    locked = re.search(r"lockdown: (\d+) event nodes? held exclusively", log)
-    sysrq = re.search(r"lockdown: SysRq turned off \(kernel.sysrq was (\d+)\)", log)
+    locked = kiosk_lines.LOCKDOWN_HELD.search(log)
+    sysrq = kiosk_lines.SYSRQ_OFF.search(log)
     check(locked is not None and sysrq is not None,
-          f"appliance: the kiosk is locked down (event nodes held exclusively: {locked.group(1) if locked else 'none'}; "
-          f"SysRq {'off, was ' + sysrq.group(1) if sysrq else 'not turned off'})", log_path)
+          f"appliance: the kiosk is locked down (event nodes held exclusively: {locked['nodes'] if locked else 'none'}; "
+          f"SysRq {'off, was ' + sysrq['was'] if sysrq else 'not turned off'})", log_path)
     data = fig.get("data") or {}
     host = data.get("host") or {}
     check(data.get("mounted") is True and bool(re.search(r"exit [01]$", (data.get("check") or [""])[0]))

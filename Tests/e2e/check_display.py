@@ -3,9 +3,12 @@
 whose size is the mode the kiosk set, and its log."""
 import json
 import os
-import re
+import sys
 
 from PIL import Image
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))  # the harness's shared modules
+import kiosk_lines  # noqa: E402
 
 CANVAS = (1280, 800)
 INK_DARKNESS = 0.25
@@ -101,14 +104,25 @@ def kms_checks(work, check):
     """Which KMS interface each session's kiosk said it took (its start-up line): atomic on bochs
     (session 1) and on virtio-gpu (display faults), legacy where the command line asked for it
     (session 2)."""
-    def said(name, pattern):
+    def said(name, card, driver, interface, accepts):
+        """The session's KMS line (from the card on) for that card, driver and interface, whose
+        detail `accepts` takes; else None."""
         path = os.path.join(work, f"{name}.log")
         text = open(path).read() if os.path.exists(path) else ""
-        m = re.search(pattern, text)
-        return (m.group(0) if m else None), path
-    line, p = said("session1", r"/dev/dri/card0 \(bochs-drm\): atomic KMS \(primary plane \d+, [^)]*\)")
+        for m in kiosk_lines.KMS.finditer(text):
+            if (m["card"], m["driver"], m["interface"]) == (card, driver, interface) and accepts(m["detail"]):
+                return text[m.start("card"):m.end()], path
+        return None, path
+
+    def planes(cursor):
+        """An atomic line's detail: its planes, a cursor plane among them when `cursor`."""
+        def accepts(detail):
+            found = kiosk_lines.ATOMIC_PLANES.fullmatch(detail)
+            return found is not None and (found["cursor"] is not None or not cursor)
+        return accepts
+    line, p = said("session1", "/dev/dri/card0", "bochs-drm", "atomic", planes(cursor=False))
     check(line is not None, f"bochs takes atomic KMS by default: {line}", p)
-    line, p = said("session2", r"/dev/dri/card0 \(bochs-drm\): legacy KMS \(\[display\] kms = \"legacy\"\)")
+    line, p = said("session2", "/dev/dri/card0", "bochs-drm", "legacy", lambda detail: detail == '[display] kms = "legacy"')
     check(line is not None, f"--kms legacy keeps legacy KMS: {line}", p)
-    line, p = said("display", r"/dev/dri/card1 \(virtio_gpu\): atomic KMS \(primary plane \d+, cursor plane \d+, [^)]*\)")
+    line, p = said("display", "/dev/dri/card1", "virtio_gpu", "atomic", planes(cursor=True))
     check(line is not None, f"virtio-gpu takes atomic KMS, with its cursor plane: {line}", p)

@@ -6,11 +6,15 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 from PIL import Image, ImageChops
 
 from contract_pdf import FIELDS
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))  # the harness's shared modules
+import cache  # noqa: E402
 
 
 def answer(work, name):
@@ -167,7 +171,7 @@ def document_checks(work, binary, check, shot, ink_count):
 
     # pyHanko: the customer's signature certifies the contract (form filling and signing allowed),
     # the witness's locks the fields; page 1's text changed later breaks both.
-    python = os.path.join(os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk")), "pyhanko", "bin", "python")
+    python = cache.path("pyhanko", "bin", "python")
     lock = run(python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyhanko_lock.py"), signed2,
                os.path.join(work, "signed-2-changed.pdf")) if os.path.exists(python) else None
     try:

@@ -6,7 +6,10 @@
 """
 import json
 import os
-import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))  # the harness's shared modules
+import kiosk_lines  # noqa: E402
 
 
 def lockdown_checks(work, check, shot, along, darkness):
@@ -26,9 +29,9 @@ def lockdown_checks(work, check, shot, along, darkness):
 
     # Locked down.
     log = found.get("log", "")
-    held = re.search(r"lockdown: (\d+) event nodes? held exclusively", log)
-    check(held is not None and int(held.group(1)) >= 4 and "cannot take" not in log,
-          f"lockdown: the kiosk holds every event node exclusively ({held.group(1) if held else 'no'} nodes, keyboards included)", path)
+    held = kiosk_lines.LOCKDOWN_HELD.search(log)
+    check(held is not None and int(held["nodes"]) >= 4 and "cannot take" not in log,
+          f"lockdown: the kiosk holds every event node exclusively ({held['nodes'] if held else 'no'} nodes, keyboards included)", path)
     before, after = found.get("sysrq_before"), found.get("sysrq_after_start")
     check(before != "0" and after == "0", f"lockdown: the kiosk turned SysRq off (kernel.sysrq {before} → {after})", path)
     vt0, vt1 = found.get("vt_before"), found.get("vt_after_ctrl_alt_f2")

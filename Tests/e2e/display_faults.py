@@ -22,9 +22,12 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 
 from scenario import ROOT, Kiosk, WORK, line, marker, say, shot, switch_vt
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules (the kit has them)
+import kiosk_lines  # noqa: E402
 
 CARD = "/dev/dri/card1"
 SCREEN = "screen2"   # run.py's QEMU id of that card
@@ -78,8 +81,11 @@ def plane_state(plane):
 
 def cursor_plane(log_path):
     """The cursor plane the kiosk said it took (its start-up line), or None."""
-    m = re.search(r"atomic KMS \(primary plane \d+, cursor plane (\d+)", open(log_path).read())
-    return int(m.group(1)) if m else None
+    for m in kiosk_lines.KMS.finditer(open(log_path).read()):
+        planes = kiosk_lines.ATOMIC_PLANES.fullmatch(m["detail"]) if m["interface"] == "atomic" else None
+        if planes and planes["cursor"]:
+            return int(planes["cursor"])
+    return None
 
 
 def session_display_faults(binary, pen, touch):

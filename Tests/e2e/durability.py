@@ -10,10 +10,13 @@ import os
 import random
 import re
 import subprocess
+import sys
 import time
 
-from scenario import WORK, Kiosk, say, line, signature_path
+from scenario import ROOT, WORK, Kiosk, say, line, signature_path
 from uinput_devices import Device
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules (the kit has them)
+import kiosk_lines  # noqa: E402
 
 DATA = "/run/inkkiosk-data"
 DURABLE_MS = 250   # docs/ARCHITECTURE.md: a finished stroke is on disk within this on such a disk...
@@ -94,8 +97,8 @@ def random_kills(binary, pen, bound_ms, rounds=20, seed=4711):
     seen = []   # per round: strokes restored before it, drawn in it, drawn in time, restored after it
 
     def restored(kiosk):
-        m = re.search(r"restored \d+ edits, (\d+) strokes", open(kiosk.log_path).read())
-        return int(m.group(1)) if m else -1
+        m = kiosk_lines.JOURNAL_RESTORED.search(open(kiosk.log_path).read())
+        return int(m["strokes"]) if m else -1
 
     kill_at, finished, before = None, [], 0
     for r in range(rounds + 1):

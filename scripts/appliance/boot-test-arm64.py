@@ -60,6 +60,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import datadisk  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules
+import cache  # noqa: E402
+import kiosk_lines  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("ik_boot_test", os.path.join(HERE, "boot-test.py"))
 boottest = importlib.util.module_from_spec(_spec)
@@ -73,15 +76,8 @@ INK = (0x0d, 0x17, 0x59)          # the pen's colour in config/inkkiosk.toml and
 
 KTIME_RE = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 MARKER_RE = re.compile(r"@@IK-APPLIANCE-KIOSK uptime=([\d.]+) pid1=(\S+) procs=(\S*)@@")
-PEN_ADDED_RE = re.compile(r"inkkiosk: input device \d+: Wacom Intuos5 touch M Pen \(tablet\)")
-SCREEN_RE = re.compile(r"inkkiosk: (/dev/dri/\S+) \S+ (\d+)x(\d+)@\d+Hz (\d+) dpi")
-KIOSK_FIRST_RE = re.compile(r"inkkiosk: first frame on screen (\d+) ms after main")
-RESTORED_RE = re.compile(r"inkkiosk: journal (\S+): restored (\d+) edits, (\d+) strokes")
-ACCEPTED_RE = re.compile(r"inkkiosk: signature (\S+): (\d+) files in (\S+)")
 PANIC_RE = re.compile(r"Kernel panic")
 DRM_RE = re.compile(r"@@IK-DRM driver=(\S*)@@")
-# The kiosk's start-up line saying how frames reach the screen (InkDisplay's ScanoutBackend).
-KMS_RE = re.compile(r"inkkiosk: (/dev/dri/\S+) \((\S+)\): (atomic|legacy) KMS \(([^)]*)\)")
 CAGE_RE = re.compile(r"@@IK-CAGE (\S+) (\d+) (.*?)@@")
 # The test hook's probes of the PDF helper's cage, in its order (the first seven: the cage's first proof).
 CAGE_PROBES = ["read-outside", "write-file", "socket", "exec", "signal-parent", "map-executable", "allocate",
@@ -138,16 +134,15 @@ class Failure(Exception):
 
 def kernel_modules(vmlinuz):
     """The module tree of the kernel package out's vmlinuz came from (the arm64 kernel cache)."""
-    cache = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
     mine = open(vmlinuz, "rb").read()
-    for boot in glob.glob(os.path.join(cache, "kernel-arm64", "boot", "vmlinuz-*")):
+    for boot in glob.glob(cache.path("kernel-arm64", "boot", "vmlinuz-*")):
         if open(boot, "rb").read() == mine:
             kver = os.path.basename(boot)[len("vmlinuz-"):]
             for d in ("usr/lib/modules", "lib/modules"):
-                p = os.path.join(cache, "kernel-arm64", d, kver)
+                p = cache.path("kernel-arm64", d, kver)
                 if os.path.isdir(p):
                     return p
-    raise SetupError(f"the kernel of {vmlinuz} is not in {cache}/kernel-arm64 (scripts/vm/fetch-kernel.sh --arch arm64)")
+    raise SetupError(f"the kernel of {vmlinuz} is not in {cache.path('kernel-arm64')} (scripts/vm/fetch-kernel.sh --arch arm64)")
 
 
 def unpack_module(moddir, name, dst):
@@ -479,7 +474,7 @@ class Run:
                 frac = white_fraction(px)
                 # A screen with text on it (signature mode) may be under 99 % white: then the
                 # kiosk's own line says the frame is there.
-                if frac >= 0.99 or (frac >= 0.9 and vm.find(KIOSK_FIRST_RE)[0]):
+                if frac >= 0.99 or (frac >= 0.9 and vm.find(kiosk_lines.FIRST_FRAME)[0]):
                     write_png(os.path.join(self.dir, f"{name}-first-frame.png"), w, h, px)
                     break
                 before = (w, h, px)
@@ -494,7 +489,7 @@ class Run:
         _, _, init_k = vm.find(re.compile(r"ik-init: started"))
         # The kiosk's line may reach the serial port a moment after its frame reached the screen.
         try:
-            m, _, _ = vm.wait_line(KIOSK_FIRST_RE, 10, "first-frame line from the kiosk")
+            m, _, _ = vm.wait_line(kiosk_lines.FIRST_FRAME, 10, "first-frame line from the kiosk")
         except Failure:
             m = None
         fig = {"qemu_to_first_frame_s": round(a, 2), "screendumps": dumps}
@@ -506,15 +501,15 @@ class Run:
             if exec_k is not None:
                 fig["kernel_to_exec_inkkiosk_s"] = round(exec_k, 2)
                 fig["inkkiosk_to_first_frame_s"] = round(a - vm.kernel0 - exec_k, 2)
-        if m:
-            fig["kiosk_says_first_frame_ms_after_main"] = int(m.group(1))
+        if m and m["boot_s"]:   # the PID 1 form: "… ms after main (S s after boot)"
+            fig["kiosk_says_first_frame_ms_after_main"] = int(m["ms"])
         self.figures["boots"][name] = fig
         return fig
 
     def pen_ready(self, vm, timeout=120):
         vm.wait_line(MARKER_RE, timeout, "the test hook's marker (PID 1 = inkkiosk)")
         vm.send("go")
-        vm.wait_line(PEN_ADDED_RE, 60, "the kiosk's line for the test pen (input device N: Wacom Intuos5 touch M Pen (tablet))")
+        vm.wait_line(kiosk_lines.PEN_ADDED, 60, f"the kiosk's line for the test pen (input device N: {kiosk_lines.TEST_PEN} (tablet))")
 
     # -- boot 1: hover, the pressure stroke, the power cut --------------------------------------
     def boot1(self):
@@ -525,13 +520,14 @@ class Run:
             self.check(True, f"boot 1: the kiosk's first frame is on screen ({fig['qemu_to_first_frame_s']} s after QEMU start)")
             m, _, _ = vm.wait_line(MARKER_RE, 60, "the test hook's marker")
             self.check(m.group(2) == "inkkiosk", f"boot 1: PID 1 is {m.group(2)}")
-            dri, _, _ = vm.wait_line(SCREEN_RE, 30, "the kiosk's screen line")
+            dri, _, _ = vm.wait_line(kiosk_lines.SCREEN, 30, "the kiosk's screen line")
             drv, _, _ = vm.wait_line(DRM_RE, 30, "the test hook's DRM driver line")
             self.check(drv.group(1) == "virtio_gpu",
-                       f"boot 1: the kiosk drives {dri.group(1)} {dri.group(2)}x{dri.group(3)} ({dri.group(4)} dpi); "
+                       f"boot 1: the kiosk drives {dri['card']} {dri['width']}x{dri['height']} ({dri['dpi']} dpi); "
                        f"its DRM driver: {drv.group(1)}")
-            kms, _, _ = vm.wait_line(KMS_RE, 30, "the kiosk's KMS line")
-            self.check(kms.group(3) == "atomic" and "cursor plane" in kms.group(4) and "no cursor plane" not in kms.group(4),
+            kms, _, _ = vm.wait_line(kiosk_lines.KMS, 30, "the kiosk's KMS line")
+            planes = kiosk_lines.ATOMIC_PLANES.fullmatch(kms["detail"]) if kms["interface"] == "atomic" else None
+            self.check(planes is not None and planes["cursor"] is not None,
                        f"boot 1: virtio-gpu takes atomic KMS with its cursor plane: {kms.group(0).split('inkkiosk: ')[-1]}")
             cage, deadline = {}, time.monotonic() + 180
             while len(cage) < len(CAGE_PROBES) and time.monotonic() < deadline:
@@ -712,7 +708,7 @@ class Run:
         vm = self.boot("boot-2", self.initrd_draw, self.disk)
         try:
             fig = self.first_frame(vm, "boot-2", self.opts.timeout)
-            m, _, _ = vm.wait_line(RESTORED_RE, 60, "the kiosk's journal line")
+            m, _, _ = vm.wait_line(kiosk_lines.JOURNAL_RESTORED, 60, "the kiosk's journal line")
             fsck = vm.find(re.compile(r"ik-init: data: e2fsck -p \S+: exit (\d+)"))[0]
             self.check(fsck is not None and int(fsck.group(1)) < 4,
                        f"(d) after the cut /init's e2fsck -p of the data disk: exit {fsck.group(1) if fsck else '?'}")
@@ -729,9 +725,9 @@ class Run:
                 diff, shot = best[0], vm.screen()
             write_png(os.path.join(self.dir, "restored.png"), *shot)
             count, box = non_white(*shot)
-            self.figures["restore"] = {"restored_strokes": int(m.group(3)), "pixels": count, "differing_pixels": diff}
-            self.check(int(m.group(3)) >= 1 and diff is not None and diff <= max(20, self.figures["stroke"]["pixels"] // 100),
-                       f"(d) power cut, then boot again: the kiosk restored {m.group(3)} strokes and the screen shows the ink of "
+            self.figures["restore"] = {"restored_strokes": int(m["strokes"]), "pixels": count, "differing_pixels": diff}
+            self.check(int(m["strokes"]) >= 1 and diff is not None and diff <= max(20, self.figures["stroke"]["pixels"] // 100),
+                       f"(d) power cut, then boot again: the kiosk restored {m['strokes']} strokes and the screen shows the ink of "
                        f"before the cut ({count} ink pixels, {diff} differ)", "restored.png")
             self.check(True, f"boot 2: first frame {fig['qemu_to_first_frame_s']} s after QEMU start")
         finally:
@@ -754,7 +750,7 @@ class Run:
         sig_dir = os.path.join(self.dir, "signature")
         try:
             self.first_frame(vm, "boot-3", self.opts.timeout)
-            dri, _, _ = vm.wait_line(SCREEN_RE, 30, "the kiosk's screen line")
+            dri, _, _ = vm.wait_line(kiosk_lines.SCREEN, 30, "the kiosk's screen line")
             vm.wait_line(re.compile(r"@@IK-NET inet 10\.0\.2\.15"), 60, "the guest's network (test hook)")
             # The API answers (slirp accepts before the guest does: ask until the kiosk answers).
             deadline = time.monotonic() + 60
@@ -795,7 +791,7 @@ class Run:
                 return ok
             _, shot = vm.wait_screen(settled, 30, "the signature settled on screen")
             write_png(os.path.join(self.dir, "signature-signed.png"), *shot)
-            w, h, dpi = int(dri.group(2)), int(dri.group(3)), int(dri.group(4))
+            w, h, dpi = int(dri["width"]), int(dri["height"]), int(dri["dpi"])
             ppmm = dpi / 25.4
             button_mm = 14.0
             m = re.search(r"(?m)^button_mm\s*=\s*([\d.]+)", open(os.path.join(ROOT, "config", "signature.toml")).read())
@@ -804,7 +800,7 @@ class Run:
             target, gap = round(button_mm * ppmm), round(2 * ppmm)
             x, y = w - 2 * gap - round(16 * ppmm), h - gap - target / 2   # Accept: the bar's rightmost button
             vm.send(f"tap {x / w:.4f} {y / h:.4f}")
-            acc, _, _ = vm.wait_line(ACCEPTED_RE, 60, "the kiosk's line for the accepted signature")
+            acc, _, _ = vm.wait_line(kiosk_lines.SIGNATURE_WRITTEN, 60, "the kiosk's line for the accepted signature")
             st, _, body = self.api("GET", f"/signatures/{sid}?wait=30", timeout=40)
             cap = json.loads(body) if body else {}
             self.check(st == 200 and cap.get("state") == "accepted",

@@ -64,6 +64,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 sys.path.insert(0, HERE)
 import datadisk  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules
+import cache  # noqa: E402
+import kiosk_lines  # noqa: E402
 
 # QMP client and the PVH kernel extraction of the test VM's runner (scripts/vm/run.py).
 _spec = importlib.util.spec_from_file_location("ik_vm_run", os.path.join(ROOT, "scripts", "vm", "run.py"))
@@ -72,10 +75,8 @@ _spec.loader.exec_module(vmrun)
 
 KTIME_RE = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 EXEC_UPTIME_RE = re.compile(r"ik-init: exec inkkiosk \(uptime (\d+\.\d+) s\)")
-KIOSK_FIRST_RE = re.compile(r"inkkiosk: first frame on screen (\d+) ms after main \((\d+\.\d+) s after boot\)")
 MARKER_RE = re.compile(r"@@IK-APPLIANCE-KIOSK uptime=([\d.]+) pid1=(\S+) procs=(\S*)@@")
 PEN_RE = re.compile(r"@@IK-APPLIANCE-PEN drew (\d+) reports@@")
-PEN_ADDED_RE = re.compile(r"inkkiosk: input device \d+: Wacom Intuos5 touch M Pen \(tablet\)")
 
 TEST_HOOK = """#!/bin/sh
 # TEST ONLY: appended to the appliance's initramfs by scripts/appliance/boot-test.py; run by
@@ -91,8 +92,7 @@ def build_test_archive(rundir, initrd, extra=None):
     """initrd + a test-only cpio archive with /ik-test/{hook,ik-pen,uinput.ko} and the `extra`
     files ({path in the image: bytes}; they replace the image's own); returns its path."""
     import glob
-    cache = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
-    found = glob.glob(os.path.join(cache, "kernel", "lib", "modules", "*", "kernel", "drivers", "input", "misc", "uinput.ko*"))
+    found = glob.glob(cache.path("kernel", "lib", "modules", "*", "kernel", "drivers", "input", "misc", "uinput.ko*"))
     if not found:
         raise SystemExit("boot-test: no uinput.ko in the kernel cache (scripts/vm/fetch-kernel.sh)")
     cc = shutil.which("gcc") or shutil.which("cc")
@@ -244,8 +244,7 @@ def main():
     if opts.pvh:
         # pvh_kernel() caches vmlinux-<version> next to a vmlinuz-<version> with its config-<version>;
         # use the copy in the kernel cache the appliance was built from.
-        cache = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
-        boot = os.path.join(cache, "kernel", "boot")
+        boot = cache.path("kernel", "boot")
         cands = [os.path.join(boot, f) for f in os.listdir(boot) if f.startswith("vmlinuz-")] if os.path.isdir(boot) else []
         same = [c for c in cands if open(c, "rb").read() == open(vmlinuz, "rb").read()]
         kernel = vmrun.pvh_kernel(same[0]) if same else vmlinuz
@@ -357,7 +356,7 @@ def main():
             marker = {"uptime": float(mm.group(1)), "pid1": mm.group(2), "procs": mm.group(3).split(","), "host": now}
         if PEN_RE.search(text) and pen_done is None:
             pen_done = now
-        if PEN_ADDED_RE.search(text):
+        if kiosk_lines.PEN_ADDED.search(text):
             pen_added = True
         if "ik-init: exec inkkiosk" in text:
             exec_seen = True
@@ -469,10 +468,10 @@ def main():
             data["fsck_status"], data["fsck"] = status, output.splitlines()
             jm = None
             for _, _, text in lines:
-                jm = jm or re.search(r"^(?:<\d>|\w+: )?inkkiosk: journal (\S+): restored", text)
-            if jm and jm.group(1).startswith(datadisk.MOUNT + "/"):
-                data["journal"] = jm.group(1)
-                path = os.path.join(files, jm.group(1)[len(datadisk.MOUNT) + 1:])
+                jm = jm or kiosk_lines.JOURNAL_RESTORED.search(text)
+            if jm and jm["path"].startswith(datadisk.MOUNT + "/"):
+                data["journal"] = jm["path"]
+                path = os.path.join(files, jm["path"][len(datadisk.MOUNT) + 1:])
                 if os.path.isfile(path):
                     ops, problem = datadisk.read_journal(path)
                     data["journal_strokes"], data["journal_problem"] = datadisk.strokes_in(ops), problem
@@ -507,7 +506,7 @@ def main():
                            ("udev settled", r"ik-init: udev settled"),
                            ("data partition checked and mounted", r"ik-init: data: .*mounted on"),
                            ("inkkiosk exec'd (process start)", r"ik-init: exec inkkiosk"),
-                           ("inkkiosk took the screen (its log line)", r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/")]:
+                           ("inkkiosk took the screen (its log line)", kiosk_lines.SCREEN)]:
         host, kts = find(pattern)
         if host is not None:
             events.append((label, host, guest(host, kts)))
@@ -525,9 +524,10 @@ def main():
     # the kiosk's main (its first-frame line says when, after boot) plus the milliseconds it counts.
     said = None
     exec_up = [float(m.group(1)) for m in (EXEC_UPTIME_RE.search(t) for _, _, t in lines) if m]
-    kiosk_first = [m for m in (KIOSK_FIRST_RE.search(t) for _, _, t in lines) if m]
+    # Only the PID 1 form says when main ran ("… ms after main (S s after boot)").
+    kiosk_first = [m for m in (kiosk_lines.FIRST_FRAME.search(t) for _, _, t in lines) if m and m["boot_s"]]
     if exec_up and kiosk_first:
-        said = float(kiosk_first[0].group(2)) + int(kiosk_first[0].group(1)) / 1000 - exec_up[0]
+        said = float(kiosk_first[0]["boot_s"]) + int(kiosk_first[0]["ms"]) / 1000 - exec_up[0]
     figures = {
         "kernel": os.path.basename(kernel), "accel": opts.accel, "cpu": opts.cpu, "cmdline": append,
         "events": [{"event": l, "host_s": round(h, 3), "kernel_s": None if g is None else round(g, 3)} for l, h, g in events],
@@ -606,10 +606,10 @@ def main():
             problems.append("no screendump after the pen stroke")
         elif ink["non_white_pixels"] < 300:
             problems.append(f"only {ink['non_white_pixels']} non-white pixels after the pen stroke: no ink")
-        if find(r"^(?:<\d>|\w+: )?inkkiosk: input device \d+: .*Pen \(tablet\)")[0] is None:
+        if find(kiosk_lines.PEN_ADDED)[0] is None:
             problems.append("the kiosk did not report the test pen as a tablet (inkkiosk: input device N: … Pen (tablet))")
     figures["pen"] = None if opts.no_pen else {"go_host_s": pen_go, "done_host_s": pen_done, "ink": ink}
-    if find(r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/")[0] is None:
+    if find(kiosk_lines.SCREEN)[0] is None:
         problems.append("inkkiosk's status line (inkkiosk: /dev/dri/…) did not reach the serial console")
     mounted = find(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk")[0] is not None
     in_ram = find(r"ik-init: data: .*kept in RAM only")[0] is not None

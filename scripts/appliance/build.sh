@@ -70,7 +70,9 @@ case $ARCH in
     *) echo "appliance: error: unsupported architecture $ARCH (amd64 or arm64)" >&2; exit 1 ;;
 esac
 CONFIG=${APPLIANCE_CONFIG:-$ROOT/config/inkkiosk.toml}
-CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
+# shellcheck source=../lib/cache.sh
+source "$HERE/../lib/cache.sh"
+CACHE=$INKKIOSK_CACHE
 
 log() { echo "appliance: $*" >&2; }
 die() { log "error: $*"; exit 1; }

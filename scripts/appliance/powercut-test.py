@@ -73,6 +73,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import datadisk  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules
+import cache  # noqa: E402
+import kiosk_lines  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("ik_boot_test", os.path.join(HERE, "boot-test.py"))
 boottest = importlib.util.module_from_spec(_spec)
@@ -82,14 +85,6 @@ vmrun = boottest.vmrun
 DURABLE_MS = 250          # docs/ARCHITECTURE.md: a finished stroke is on disk within this
 CONFIG = os.path.join(ROOT, "config", "signature.toml")
 
-RESTORED_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: journal (\S+): restored (\d+) edits, (\d+) strokes")
-SCREEN_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/\S+ \S+ (\d+)x(\d+)@\d+Hz (\d+) dpi")
-FIRST_FRAME_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: first frame on screen")
-PEN_ADDED_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: input device \d+: Wacom Intuos5 touch M Pen \(tablet\)")
-ACCEPTED_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: signature (\S+): (\d+) files in (\S+)")
-NOT_SAVED_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: cannot write signature")
-SWEEP_RE = re.compile(r"^(?:<\d>|\w+: )?inkkiosk: outbox \S+: removed (\d+) files of unfinished captures: (.*)")
-STORAGE_RE = re.compile(r"^(?:<4>|warning: )inkkiosk: cannot save ink")
 FSCK_RE = re.compile(r"ik-init: data: e2fsck -p \S+: exit (\d+)")
 FSCK_Y_RE = re.compile(r"ik-init: data: e2fsck -y \S+: exit (\d+)")
 FSCK_LINE_RE = re.compile(r"ik-init: data: e2fsck -p \S+: (.*)")
@@ -236,8 +231,7 @@ def main():
 
     # The kernel: the PVH entry of the appliance's vmlinuz (saves the bzImage decompression).
     kernel = os.path.join(out, "vmlinuz")
-    cache = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
-    boot = os.path.join(cache, "kernel", "boot")
+    boot = cache.path("kernel", "boot")
     if os.path.isdir(boot):
         mine = open(kernel, "rb").read()
         same = [os.path.join(boot, f) for f in os.listdir(boot)
@@ -306,7 +300,7 @@ def fallback_boot(argv, log_path, opts):
             for _, text in vm.read(deadline):
                 if IN_RAM_RE.search(text):
                     said = text
-                if FIRST_FRAME_RE.match(text):
+                if kiosk_lines.FIRST_FRAME.search(text):
                     frame = time.monotonic() - vm.t0
     finally:
         vm.finish()
@@ -353,7 +347,7 @@ def run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged):
                         raise Failure(f"boot {boot}: kernel panic (did the kiosk die?): {text}")
                     if IN_RAM_RE.search(text):
                         raise Failure(f"boot {boot}: /init did not mount the data disk: {text}")
-                    if NOT_SAVED_RE.match(text):
+                    if kiosk_lines.SIGNATURE_NOT_WRITTEN.search(text):
                         raise Failure(f"boot {boot}: the kiosk could not save a signature: {text}")
                     if m := FSCK_RE.search(text):
                         seen["fsck"] = int(m.group(1))
@@ -362,17 +356,17 @@ def run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged):
                     elif m := FSCK_LINE_RE.search(text):
                         seen["fsck_lines"].append(m.group(1))
                     seen["mounted"] |= bool(MOUNTED_RE.search(text))
-                    seen["storage"] |= bool(STORAGE_RE.match(text))
-                    first_frame |= bool(FIRST_FRAME_RE.match(text))
+                    seen["storage"] |= bool(kiosk_lines.CANNOT_SAVE_INK.search(text))
+                    first_frame |= bool(kiosk_lines.FIRST_FRAME.search(text))
                     marker |= text.startswith("@@IK-APPLIANCE-KIOSK")
-                    if m := RESTORED_RE.match(text):
-                        if m.group(1) != journal:
-                            raise Failure(f"boot {boot}: the kiosk's journal is {m.group(1)}, not {journal}")
-                        seen["restored"] = sig["restored"] = int(m.group(3))
-                    if m := SWEEP_RE.match(text):
-                        seen["sweep"] = m.group(2).split(", ")
-                    if m := SCREEN_RE.match(text):
-                        screen = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+                    if m := kiosk_lines.JOURNAL_RESTORED.search(text):
+                        if m["path"] != journal:
+                            raise Failure(f"boot {boot}: the kiosk's journal is {m['path']}, not {journal}")
+                        seen["restored"] = sig["restored"] = int(m["strokes"])
+                    if m := kiosk_lines.OUTBOX_SWEPT.search(text):
+                        seen["sweep"] = m["names"].split(", ")
+                    if m := kiosk_lines.SCREEN.search(text):
+                        screen = (int(m["width"]), int(m["height"]), int(m["dpi"]))
                     if m := PEN_UP_RE.search(text):
                         g = float(m.group(2))
                         offset = t - g if offset is None else min(offset, t - g)
@@ -381,16 +375,16 @@ def run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged):
                     if m := PEN_TAP_RE.search(text):
                         g = float(m.group(1))
                         offset = t - g if offset is None else min(offset, t - g)
-                    if state == "plugging" and PEN_ADDED_RE.match(text):
+                    if state == "plugging" and kiosk_lines.PEN_ADDED.search(text):
                         # The pen is there: the signer starts, and the power fails at a random moment.
                         cut_at = time.monotonic() + delay
                         deadline = cut_at + 60
                         state = "ready"
-                    if m := ACCEPTED_RE.match(text):
+                    if m := kiosk_lines.SIGNATURE_WRITTEN.search(text):
                         if pending is None:
                             raise Failure(f"boot {boot}: a signature was saved that nobody accepted: {text}")
-                        thanked.append(m.group(1))
-                        accepted_here.append(m.group(1))
+                        thanked.append(m["id"])
+                        accepted_here.append(m["id"])
                         last_accepted, pending = pending, None
                         sig = {"restored": 0, "new": []}
                         state = "ready"   # the thank-you: the next signer may start
@@ -428,9 +422,9 @@ def run(opts, argv, image, result_dir, journal, outbox, button_mm, damaged):
         for t, text in late:
             if m := PEN_UP_RE.search(text):
                 sig["new"].append((float(m.group(2)), t))
-            if m := ACCEPTED_RE.match(text):
-                thanked.append(m.group(1))
-                accepted_here.append(m.group(1))
+            if m := kiosk_lines.SIGNATURE_WRITTEN.search(text):
+                thanked.append(m["id"])
+                accepted_here.append(m["id"])
                 last_accepted, pending, sig = pending, None, {"restored": 0, "new": []}
 
         # --- what this boot says about the cut before it ------------------------------------------

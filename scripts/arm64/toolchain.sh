@@ -25,7 +25,9 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/arm64
+# shellcheck source=../lib/cache.sh
+source "$HERE/../lib/cache.sh"
+CACHE=$INKKIOSK_CACHE/arm64
 MIRROR=${INKKIOSK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SWIFT_VERSION=6.2.3-1+b1
 LIBXML2_VERSION=2.15.4+dfsg-1+b1

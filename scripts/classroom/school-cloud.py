@@ -51,11 +51,13 @@ import threading
 import time
 import urllib.parse
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))  # the harness's shared modules
+import cache  # noqa: E402
+
 WSGIDAV = "wsgidav==4.4.0"
 CHEROOT = "cheroot==11.1.2"
-CACHE = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
-VENV = os.path.join(CACHE, "school-cloud")
-HERE = os.path.dirname(os.path.abspath(__file__))
+VENV = cache.path("school-cloud")
 ACCOUNTS = ("tablet-07", "tablet-08", "teacher")
 SHARE_TOKEN = "Class7bShare"
 SHARE_PASSWORD = "share-password-7b"

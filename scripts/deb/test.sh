@@ -32,7 +32,9 @@ AMD64_BIN=${1:-$REPO/.build/release/inkkiosk}
 ARM64_BIN=${2:-$REPO/out/arm64/inkkiosk}
 OUT=${INKKIOSK_DEB_OUT:-$REPO/out/deb}
 export INKKIOSK_DEB_OUT=$OUT
-CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}/deb-test
+# shellcheck source=../lib/cache.sh
+source "$HERE/../lib/cache.sh"
+CACHE=$INKKIOSK_CACHE/deb-test
 MIRROR=${INKKIOSK_DEB_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${INKKIOSK_DEB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg

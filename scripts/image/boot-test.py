@@ -50,6 +50,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules
+import kiosk_lines  # noqa: E402
 
 
 def _load(name, path):
@@ -289,7 +291,7 @@ def boot(n, disk, expect, opts, rundir, boot_dir, until=None, until_timeout=0.0,
             state["cmdline"] = cm.group(1)
         if "ik-init: exec inkkiosk" in body and "exec" not in ev:
             ev["exec"] = now
-        if re.search(r"^(?:<\d>|\w+: )?inkkiosk: /dev/dri/", body):
+        if kiosk_lines.SCREEN.search(body):
             state["status"] = True
         if re.search(r"ik-init: data: \S+ \(LABEL=inkdata\) mounted on /var/lib/inkkiosk", body):
             state["mounted"] = True

@@ -34,9 +34,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))  # the harness's shared modules
+import cache  # noqa: E402
+
 GOOSEBIT_VERSION = "0.2.12"
-CACHE = os.environ.get("INKKIOSK_CACHE", os.path.expanduser("~/.cache/inkkiosk"))
-VENV = os.path.join(CACHE, "goosebit", GOOSEBIT_VERSION)
+VENV = cache.path("goosebit", GOOSEBIT_VERSION)
 ADMIN = "admin@inkkiosk.test"
 
 # Run by the venv's Python: the tables and the admin user, then goosebit under uvicorn with TLS.

@@ -57,6 +57,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules
+import kiosk_lines  # noqa: E402
 _spec = importlib.util.spec_from_file_location("ik_image_boot_test", os.path.join(HERE, "boot-test.py"))
 bt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bt)
@@ -288,13 +290,13 @@ def main():
                     probs.append(f"the {name} bundle was not refused (no ik-stick: refused {name}.raucb line)")
                 elif REFUSED[name] not in m.group(1):
                     probs.append(f"the {name} bundle was refused, but not for the expected reason ({REFUSED[name]!r}): {m.group(1)}")
-            m = re.search(r"update-agent: (refused: 0\.0\.1 is older than the running \S+ .*)", log)
+            m = next((m for m in kiosk_lines.DOWNGRADE_REFUSED.finditer(log) if m["offered"] == "0.0.1"), None)
             if "downgrade" not in refused:
                 pass
             elif m is None:
                 probs.append("the pre-install handler did not say why it refused the downgrade (update-agent: refused: 0.0.1 is older …)")
             else:
-                refusals["downgrade"] = f"{refusals['downgrade']} ({m.group(1).strip()})"
+                refusals["downgrade"] = f"{refusals['downgrade']} ({m['refusal'].strip()})"
             if "altered" in refused and not re.search(r"device-mapper: verity: .* data block \d+ is corrupted", log):
                 probs.append("the kernel did not report the altered block (device-mapper: verity: … is corrupted)")
             if env1.get("ORDER", "").split()[:1] != ["B"] or env1.get("B_OK") != "1" or env1.get("B_TRY") != "0":

@@ -38,7 +38,9 @@ APPLIANCE=${1:?appliance directory}
 KEYRING=${2:?keyring (CA certificate)}
 COMPATIBLE=${3:?compatible}
 OUTPUT=${4:?output archive}
-CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
+# shellcheck source=../lib/cache.sh
+source "$HERE/../lib/cache.sh"
+CACHE=$INKKIOSK_CACHE
 log() { echo "updates: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 

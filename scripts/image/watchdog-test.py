@@ -31,11 +31,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))  # the harness's shared modules
+import kiosk_lines  # noqa: E402
 _spec = importlib.util.spec_from_file_location("ik_image_boot_test", os.path.join(HERE, "boot-test.py"))
 bt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bt)
-
-HANG_RE = r"TEST ONLY: ik\.test\.hang=first-frame .*the watchdog (\S+) is no longer fed \((\d+) s\)"
 
 
 def note(msg):
@@ -66,14 +66,14 @@ def main():
         subprocess.run(["cp", "--sparse=always", image, disk], check=True)
         bt.grubenv_set(disk, rundir, ik_cmdline_extra=f"{bt.test_cmdline(opts)} ik.update.confirm_after=2 ik.test.hang=first-frame")
         # The watchdog's timeout is the image's ([update] watchdog_timeout, at most 600): 60 s more for TCG.
-        fig, probs = bt.boot(1, disk, "A", opts, rundir, boot_dir, until=HANG_RE, until_timeout=660, expect_exit=True)
+        fig, probs = bt.boot(1, disk, "A", opts, rundir, boot_dir, until=kiosk_lines.TEST_HANG, until_timeout=660, expect_exit=True)
         results.append(fig)
         log = open(os.path.join(boot_dir, "boot1-console.log"), encoding="utf-8", errors="replace").read()
         if fig.get("until_s") is None:
             probs.append("the kiosk never said it hangs with the watchdog armed (TEST ONLY: ik.test.hang=first-frame …)")
         else:
-            m = re.search(HANG_RE, fig["until_line"])
-            timeout_s = int(m.group(2))
+            m = kiosk_lines.TEST_HANG.search(fig["until_line"])
+            timeout_s = int(m["timeout"])
             if fig.get("exit_s") is not None:
                 hang_to_reset = fig["exit_s"] - fig["until_s"]
                 if hang_to_reset > timeout_s + 60:
@@ -97,7 +97,8 @@ def main():
             log = open(os.path.join(boot_dir, "boot2-console.log"), encoding="utf-8", errors="replace").read()
             if fig["grubenv_after"].get("B_TRY") != "0" or fig["grubenv_after"].get("B_OK") != "1":
                 probs.append(f"B is not confirmed (B_OK=1 B_TRY=0): {fig['grubenv_after']}")
-            if not re.search(r"hardware watchdog /dev/watchdog: \d+ s", log):
+            armed = kiosk_lines.WATCHDOG_ARMED.search(log)
+            if not armed or armed["path"] != "/dev/watchdog":
                 probs.append("the kiosk did not say it feeds the watchdog (hardware watchdog /dev/watchdog: N s)")
             if any(e["event"] == "WATCHDOG" for e in fig["qmp_events"]):
                 probs.append("the watchdog fired while the kiosk ran well")

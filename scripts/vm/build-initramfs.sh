@@ -8,7 +8,9 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
+# shellcheck source=../lib/cache.sh
+source "$HERE/../lib/cache.sh"
+CACHE=$INKKIOSK_CACHE
 INIT=$HERE/guest-init.sh
 
 log() { echo "build-initramfs: $*" >&2; }

@@ -30,7 +30,9 @@ case $ARCH in
     *) echo "fetch-kernel: unsupported architecture $ARCH (amd64 or arm64)" >&2; exit 2 ;;
 esac
 
-CACHE=${INKKIOSK_CACHE:-$HOME/.cache/inkkiosk}
+# shellcheck source=../lib/cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/cache.sh"
+CACHE=$INKKIOSK_CACHE
 KDIR=$CACHE/kernel
 [[ $ARCH == amd64 ]] || KDIR=$CACHE/kernel-$ARCH
 export DEBIAN_FRONTEND=noninteractive
