@@ -9,7 +9,8 @@
 # and their checks, without the appliance; E2E_ONLY=worksheets the classroom's worksheet session;
 # E2E_ONLY=documents the document signing session (Tests/e2e/documents.py); E2E_ONLY=cloud the
 # classroom on the school's cloud (Tests/e2e/cloud_session.py); E2E_ONLY=logging
-# the log levels and journald priorities (Tests/e2e/logging_session.py, a minute).
+# the log levels and journald priorities (Tests/e2e/logging_session.py, a minute); E2E_ONLY=display
+# sessions 1 and 2 (bochs: atomic, then legacy KMS) and the display faults (virtio-gpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs what inkkiosk needs to build, test and export on Debian 12 (qpdf judges the signed
 # PDFs in the tests, pdfsig and pyHanko their PAdES signatures; libssl-dev is what the signature's
-# CMS links, libcurl4-openssl-dev the agents' HTTP client, libexpat1-dev the WebDAV answers' parser, libqrencode-dev the enrolment's QR code, zbarimg reads it back in the tests); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
+# CMS links, libcurl4-openssl-dev the agents' HTTP client, libexpat1-dev the WebDAV answers' parser, libqrencode-dev the enrolment's QR code, zbarimg reads it back in the tests, openssl makes the tests' X25519 key pairs, util-linux's setpriv and prlimit start the kiosk as another user and with a core limit); with --e2e also what the VM proof needs (QEMU, busybox, udev, python3-evdev,
 # libinput's tools, Pillow for the checks, dosfstools and mtools for the USB stick's FAT image,
 # the UEFI firmware the disk images boot under: ovmf on x86, qemu-efi-aarch64's AAVMF on arm64).
 # Idempotent: prints nothing and touches nothing when everything is already there.
 set -euo pipefail
 
 PACKAGES=(pkg-config libcairo2-dev libinput-dev libudev-dev libdrm-dev libssl-dev zlib1g-dev libseccomp-dev libcurl4-openssl-dev
-          libexpat1-dev libqrencode-dev zbar-tools librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 python3-venv qpdf)
+          libexpat1-dev libqrencode-dev zbar-tools librsvg2-bin poppler-utils libpoppler-glib8 fonts-dejavu-core python3 python3-venv qpdf
+          openssl util-linux)
 if [[ ${1:-} == --e2e ]]; then
     PACKAGES+=(qemu-system-x86 busybox-static udev kmod cpio e2fsprogs libinput-tools
                python3-evdev python3-libevdev python3-yaml python3-pil dosfstools mtools ovmf qemu-efi-aarch64)

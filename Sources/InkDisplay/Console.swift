@@ -2,6 +2,7 @@
 import CLinux
 import Glibc
 import InkCore
+import Synchronization
 
 /// The kiosk owns its virtual terminal: graphics mode (no console text or cursor over the ink),
 /// keyboard off (keystrokes do not reach the tty), and VT switching either locked (kiosk) or
@@ -47,7 +48,11 @@ public final class Console {
         }
     }
 
-    deinit { restore(); close(fd) }
+    deinit {
+        restore()
+        ConsoleRestore.disarm()   // a crash after this must not write to a number the process may give another file
+        close(fd)
+    }
 
     /// Text mode, the keyboard as it was, VT switching back to automatic.
     public func restore() {
@@ -89,9 +94,11 @@ public final class Console {
 
 /// What a crash must undo, kept where a signal handler can reach it without allocating.
 enum ConsoleRestore {
-    // Written once, by `arm` on the thread that takes the console (one per process), before the
-    // crash handlers that read them are installed; afterwards only read (`run`, there or in a handler).
-    nonisolated(unsafe) static var fd: Int32 = -1
+    /// The console's descriptor while a `Console` holds it, else -1. Atomic: a crash handler reads
+    /// it while the console's owner may be closing it.
+    static let armedFD = Atomic<Int32>(-1)
+    // Written by `arm` on the thread that takes the console (one per process), before the crash
+    // handlers that read them are installed, and before `armedFD` says they are valid.
     nonisolated(unsafe) static var kdMode: Int32 = 0
     nonisolated(unsafe) static var kbMode: Int32 = 0
 
@@ -101,7 +108,8 @@ enum ConsoleRestore {
     nonisolated(unsafe) static var previous: [sigaction] = Array(repeating: sigaction(), count: 32)
 
     static func arm(fd: Int32, kdMode: Int32, kbMode: Int32) {
-        self.fd = fd; self.kdMode = kdMode; self.kbMode = kbMode
+        self.kdMode = kdMode; self.kbMode = kbMode
+        armedFD.store(fd, ordering: .releasing)
         installAlternateStack()
         for sig in crashSignals {
             var action = sigaction()
@@ -124,8 +132,12 @@ enum ConsoleRestore {
         if sigaltstack(&stack, nil) != 0 { free(memory) }
     }
 
-    /// Async-signal-safe: two ioctls and an unlock.
+    /// The descriptor is about to be closed: nothing for a crash to restore through it any more.
+    static func disarm() { armedFD.store(-1, ordering: .releasing) }
+
+    /// Async-signal-safe: an atomic load, two ioctls and an unlock.
     static func run() {
+        let fd = armedFD.load(ordering: .acquiring)
         guard fd >= 0 else { return }
         _ = ik_kd_set_mode(fd, kdMode == Int32(ik_kd_graphics()) ? Int32(ik_kd_text()) : kdMode)
         _ = ik_kd_set_kb_mode(fd, kbMode)

@@ -13,8 +13,9 @@ import InkStorage
 /// Requests are one at a time (a lock); each waits at most `stuckSeconds` (a write, per page),
 /// after which the helper is killed and the request fails as `.stuck`.
 /// Thread safety: `process`, `generation`, `unused`, `buffer` and `refusal` are used only under `lock`; `runningPID` and
-/// `_waitingFor` under `waitingLock` (read while a request holds `lock`); the rest is set in init. `render` reads the
-/// page buffer after `lock` is released: two threads rendering with one helper would race on its pixels.
+/// `_waitingFor` under `waitingLock` (read while a request holds `lock`); the rest is set in init. A render holds
+/// `renderLock` from its request until its caller has used the pixels: the page buffer is shared, and a second
+/// render would draw into it meanwhile.
 public final class PDFHelper: @unchecked Sendable {
     /// How to start the helper: the kiosk's own binary in helper mode.
     public struct Launch: Sendable, Equatable {
@@ -75,6 +76,8 @@ public final class PDFHelper: @unchecked Sendable {
     /// One line per helper started (its pid and cage) and per helper lost.
     private let log: Logger
     private let lock = Lock()
+    /// One render at a time, from its request until its caller has used the page buffer's pixels.
+    private let renderLock = Lock()
     private var process: (pid: pid_t, channel: HelperChannel)?
     /// Goes up each time a helper is started: documents opened in an earlier one are gone.
     private var generation = 0
@@ -138,8 +141,7 @@ public final class PDFHelper: @unchecked Sendable {
             throw Failure.refused(.damaged, "the PDF reader gave no page count")
         }
         document.opened = (id, generation)
-        document.pages = pages
-        document.title = reply.title
+        document.read(pages: pages, title: reply.title)
     }
 
     /// One request and its answer (after the closes owed), the helper's death or silence said as a `Failure`.
@@ -185,21 +187,23 @@ public final class PDFHelper: @unchecked Sendable {
     public func render(_ document: HelperDocument, page: Int, matrix: cairo_matrix_t, width: Int, height: Int, printing: Bool,
                        _ use: (OpaquePointer) -> Void) throws {
         let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
-        let memory: SharedMemory = try lock.withLock {
-            if let b = buffer, b.bytes >= stride * height { return b }
-            let b = try SharedMemory(bytes: stride * height)
-            buffer = b
-            return b
+        try renderLock.withLock {
+            let memory: SharedMemory = try lock.withLock {
+                if let b = buffer, b.bytes >= stride * height { return b }
+                let b = try SharedMemory(bytes: stride * height)
+                buffer = b
+                return b
+            }
+            var request = HelperRequest(.render)
+            request.page = page; request.width = width; request.height = height
+            request.printing = printing
+            request.matrix = [matrix.xx, matrix.yx, matrix.xy, matrix.yy, matrix.x0, matrix.y0]
+            try ask(request, on: document, fds: [memory.fd])
+            guard let image = cairo_image_surface_create_for_data(memory.base.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32,
+                                                                  Int32(width), Int32(height), Int32(stride)) else { return }
+            defer { cairo_surface_destroy(image) }
+            use(image)
         }
-        var request = HelperRequest(.render)
-        request.page = page; request.width = width; request.height = height
-        request.printing = printing
-        request.matrix = [matrix.xx, matrix.yx, matrix.xy, matrix.yy, matrix.x0, matrix.y0]
-        try ask(request, on: document, fds: [memory.fd])
-        guard let image = cairo_image_surface_create_for_data(memory.base.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32,
-                                                              Int32(width), Int32(height), Int32(stride)) else { return }
-        defer { cairo_surface_destroy(image) }
-        use(image)
     }
 
     /// `document`, opened in helper `generation`, is no longer needed (closed with the next request).
@@ -292,16 +296,21 @@ public final class PDFHelper: @unchecked Sendable {
 
 /// A PDF open in the helper, or to be opened again in a new one after the last died: the
 /// kiosk keeps a copy of the checked file's descriptor for that.
-/// `opened`, `pages` and `title` are written only under its helper's `lock` (`ensureOpen`), where `opened` is
-/// read too; `pages` and `title` are read by the opener once `open` returns. The rest is set in init.
+/// `opened` is written and read only under its helper's `lock` (`ensureOpen`). `pages` and `title` are written
+/// there too (again when a new helper opens the file after the last died) and read by any thread: under
+/// `fields`. The rest is set in init.
 public final class HelperDocument: @unchecked Sendable {
     let fd: Int32
     let maxPages: Int
     let asSigned: Bool
     /// Its number in the helper, and which helper (generation) that is. Changed under the helper's lock.
     var opened: (id: Int, generation: Int)?
-    public internal(set) var pages = 0
-    public internal(set) var title: String?
+    private let fields = Lock()
+    private var readPages = 0, readTitle: String?
+    public var pages: Int { fields.withLock { readPages } }
+    public var title: String? { fields.withLock { readTitle } }
+
+    func read(pages: Int, title: String?) { fields.withLock { readPages = pages; readTitle = title } }
     private weak var helper: PDFHelper?
 
     init(helper: PDFHelper, fd: Int32, maxPages: Int, asSigned: Bool) {

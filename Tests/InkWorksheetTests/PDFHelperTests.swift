@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Synchronization
 import Testing
 import CCairo
 import InkCore
@@ -261,6 +262,48 @@ import InkWorksheetTestSupport
         #expect(page.takeFailure() == nil)
         let dark = (0..<image.size.height).reduce(0) { n, y in n + (0..<image.size.width).filter { image.pixel(x: $0, y: y).r < 128 }.count }
         #expect(dark > 200, "the page's heading and box drawn (\(dark) dark pixels)")
+    }
+
+    /// The page buffer is shared with the helper: a render holds it until its caller has used the
+    /// pixels, so two threads drawing with one helper each get their own page, never the other's.
+    @Test func twoThreadsRenderingWithOneHelperEachGetTheirOwnPicture() throws {
+        let path = "\(dir)/race.pdf"
+        try Worksheets.make(path, pages: 2, title: "Race")
+        let helper = PDFHelper(launch: Fixtures.pdfHelperLaunch)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let document = try helper.open(fd, maxPages: 10)
+        /// Every 97th byte of the page drawn at `scale`, read 2 ms after the helper finished: the
+        /// time another render would have to draw over it.
+        @Sendable func fingerprint(page: Int, scale: Double) throws -> [UInt8] {
+            var matrix = cairo_matrix_t()
+            cairo_matrix_init_scale(&matrix, scale, scale)
+            let width = Int(595 * scale), height = Int(842 * scale)
+            var sample: [UInt8] = []
+            try helper.render(document, page: page, matrix: matrix, width: width, height: height, printing: false) { image in
+                usleep(2000)
+                cairo_surface_flush(image)
+                let rowBytes = Int(cairo_image_surface_get_stride(image))
+                guard let data = cairo_image_surface_get_data(image) else { return }
+                sample = Swift.stride(from: 0, to: rowBytes * height, by: 97).map { data[$0] }
+            }
+            return sample
+        }
+        let expected = [try fingerprint(page: 1, scale: 0.5), try fingerprint(page: 2, scale: 1)]
+        #expect(expected[0] != expected[1])
+        let wrong = Mutex(0), failed = Mutex<String?>(nil)
+        DispatchQueue.concurrentPerform(iterations: 2) { which in
+            for _ in 0..<15 {
+                do {
+                    let got = try which == 0 ? fingerprint(page: 1, scale: 0.5) : fingerprint(page: 2, scale: 1)
+                    if got != expected[which] { wrong.withLock { $0 += 1 } }
+                } catch {
+                    failed.withLock { $0 = "\(error)" }
+                }
+            }
+        }
+        #expect(failed.withLock { $0 } == nil)
+        #expect(wrong.withLock { $0 } == 0, "renders that came back with another render's pixels")
     }
 
     /// A page whose text is in Helvetica, not embedded: fontconfig finds a stand-in below the

@@ -279,9 +279,12 @@ CAGE_PROBES = ["socket", "exec", "signal-parent", "read-outside", "write-file", 
 
 
 def helper_of(kiosk, other_than=None, timeout=60):
-    """The pid of the kiosk's PDF helper (its child `inkkiosk pdf-helper`), once one runs."""
+    """The pid of the kiosk's PDF helper (its child `inkkiosk pdf-helper`), once one runs and the
+    kiosk has said it started: a helper still starting (after the last one crashed) is not yet
+    the one that answers pages, and a fault sent to it then would be a failed start instead."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        log = open(kiosk.log_path).read()
         for entry in filter(str.isdigit, os.listdir("/proc")):
             try:
                 fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
@@ -289,7 +292,7 @@ def helper_of(kiosk, other_than=None, timeout=60):
             except OSError:
                 continue
             if (int(fields[1]) == kiosk.proc.pid and fields[0] != "Z" and b"pdf-helper" in command
-                    and int(entry) != other_than):
+                    and int(entry) != other_than and f"pdf helper {entry} started" in log):
                 return int(entry)
         time.sleep(0.01)
     raise SystemExit(f"scenario: {kiosk.session}: no PDF helper under the kiosk (pid {kiosk.proc.pid}) in {timeout} s")
