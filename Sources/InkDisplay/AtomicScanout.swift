@@ -81,15 +81,26 @@ final class AtomicScanout: ScanoutBackend {
 
     func test(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> Int32? {
         guard !verified else { return nil }
-        var mode = mode
-        var blob: UInt32 = 0
         // No blob, no test: the mode set itself will say what is wrong.
-        guard drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else { return nil }
+        guard case .success(let blob) = modeBlob(mode) else { return nil }
         defer { _ = drmModeDestroyPropertyBlob(fd, blob) }
+        return testCommit(blob, showing: buffer)
+    }
+
+    /// The mode set in a test commit: nil when the driver takes it (marked verified) or cannot say
+    /// (without DRM master, the mode set tests again), else its errno.
+    private func testCommit(_ blob: UInt32, showing buffer: DumbBuffer) -> Int32? {
         let r = commit(UInt32(DRM_MODE_ATOMIC_TEST_ONLY | DRM_MODE_ATOMIC_ALLOW_MODESET), event: nil, modeSet(blob, showing: buffer))
         if r == 0 { verified = true }
-        // Without DRM master the test says nothing about the driver: the mode set tests again.
         return r == 0 || -r == EACCES || -r == EPERM ? nil : -r
+    }
+
+    /// `mode` as the property blob MODE_ID takes, or the errno that refused it.
+    private func modeBlob(_ mode: drmModeModeInfo) -> Result<UInt32, SystemCallError> {
+        var mode = mode
+        var blob: UInt32 = 0
+        let made = drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob)
+        return made == 0 ? .success(blob) : .failure(SystemCallError("create a mode blob (drmModeCreatePropertyBlob)", errno: -made))
     }
 
     /// Everything the screen shows, for a mode set: the connector on the CRTC, the mode, the
@@ -105,11 +116,16 @@ final class AtomicScanout: ScanoutBackend {
     }
 
     func setMode(_ mode: drmModeModeInfo, showing buffer: DumbBuffer) -> ScanoutOutcome {
-        if let refused = test(mode, showing: buffer) { return .refusedByTest(errno: refused) }
-        var mode = mode
-        var blob: UInt32 = 0
-        let made = drmModeCreatePropertyBlob(fd, &mode, MemoryLayout<drmModeModeInfo>.size, &blob)
-        guard made == 0 else { return .failed(errno: -made) }
+        let blob: UInt32
+        switch modeBlob(mode) {
+        case .success(let made): blob = made
+        case .failure(let error): return .failed(errno: error.errno)
+        }
+        // One blob for the test (when the one at open could not run) and the mode set.
+        if !verified, let refused = testCommit(blob, showing: buffer) {
+            _ = drmModeDestroyPropertyBlob(fd, blob)
+            return .refusedByTest(errno: refused)
+        }
         let r = commit(UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), event: nil, modeSet(blob, showing: buffer))
         guard r == 0 else {
             _ = drmModeDestroyPropertyBlob(fd, blob)
